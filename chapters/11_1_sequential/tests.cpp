@@ -1,0 +1,55 @@
+// Section 11.1 grading tests: the sequential scan over every type, operator, inclusive and
+// exclusive, in place, at n = 0, 1, 2 and up to 100,000, on the backend this program was built for.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "algorithms.hpp"
+#include "scanlab/testing.hpp"
+
+namespace {
+
+using namespace scanlab;
+
+const AlgorithmTable& table() {
+  static const AlgorithmTable t = s11_1::linked_tables().at(0);
+  return t;
+}
+
+const bool registered = [] {
+  grading::register_grading_tests(table(), {SCANLAB_SOURCE_HINT, 100000, true});
+  return true;
+}();
+
+// The book's example (Sec. 11.1): the sausage orders [3 1 7 0 4 1 6 3].
+TEST(Section11_1, BookExample) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+  const std::vector<std::int32_t> x{3, 1, 7, 0, 4, 1, 6, 3};
+  const std::vector<std::int32_t> inclusive{3, 4, 11, 11, 15, 16, 22, 25};
+  const std::vector<std::int32_t> exclusive{0, 3, 4, 11, 11, 15, 16, 22};
+  for (const auto kind : {ScanKind::inclusive, ScanKind::exclusive}) {
+    std::vector<std::int32_t> y(x.size(), -1);
+    RunRequest request{{DType::int32, OpKind::add, kind, x.size(), false}, x.data(), y.data(), 0, false};
+    table().algorithms[0].run(request);
+    EXPECT_EQ(y, kind == ScanKind::inclusive ? inclusive : exclusive) << name(kind) << " scan; see "
+                                                                       << SCANLAB_SOURCE_HINT;
+  }
+}
+
+// Work: the sequential scan applies the operator n - 1 times, the least any scan can do (Sec. 11.3).
+TEST(Section11_1, AppliesTheOperatorNMinusOneTimes) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+  if (table().backend != Backend::cpu) GTEST_SKIP() << "operator counts come from the cpu backend";
+  for (const std::size_t n : {1u, 2u, 1000u}) {
+    for (const auto kind : {ScanKind::inclusive, ScanKind::exclusive}) {
+      std::vector<float> x(n, 1.0f), y(n);
+      RunRequest request{{DType::float32, OpKind::add, kind, n, false}, x.data(), y.data(), 0, false};
+      const RunResult result = table().algorithms[0].run(request);
+      ASSERT_EQ(result.launches.size(), 1u);
+      EXPECT_EQ(result.launches[0].ops, n - 1) << name(kind) << " scan of n = " << n;
+    }
+  }
+}
+
+}  // namespace

@@ -1,0 +1,64 @@
+/// \file algorithm.hpp
+/// \brief How a section's kernels are offered to programs and tests: a table of named algorithms per
+/// backend, each run through one type-erased function. Backend-agnostic: host code includes this,
+/// never a kernel file.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scanlab/stats.hpp"
+#include "scanlab/types.hpp"
+
+/// Marks the functions a kernel library exports (everything else in it is hidden, so the cuda and cpu
+/// builds of the same kernels can live in one program).
+#define SCANLAB_EXPORT __attribute__((visibility("default")))
+
+namespace scanlab {
+
+/// What to scan.
+struct ScanProblem {
+  DType type = DType::int32;
+  OpKind op = OpKind::add;
+  ScanKind kind = ScanKind::inclusive;
+  std::size_t n = 0;
+  bool in_place = false;  ///< output aliases input
+};
+
+/// One call of an algorithm: scan `input` (n elements of problem.type) into `output` (host memory).
+struct RunRequest {
+  ScanProblem problem;
+  const void* input = nullptr;
+  void* output = nullptr;
+  int reps = 0;        ///< 0: one verified run; > 0: also time this many runs after one warm-up
+  bool trace = false;  ///< cpu backend: record traced shared arrays after each barrier
+};
+
+/// What came back besides the output.
+struct RunResult {
+  std::vector<double> times_ms;          ///< one per timed repetition (device time on a GPU)
+  std::vector<LaunchStats> launches;     ///< cpu backend: counts of the verified run's launches
+};
+
+using RunFn = RunResult (*)(const RunRequest&);
+
+/// One scan a section offers.
+struct Algorithm {
+  std::string_view name;     ///< command-line name, e.g. "kogge_stone"
+  std::string_view summary;  ///< one line: what it is
+  std::string_view figure;   ///< where the book shows it, e.g. "Fig. 11.3"
+  std::size_t max_n;         ///< largest n it scans (one section), or 0 for any n
+  RunFn run;
+};
+
+/// A section's algorithms on one backend.
+struct AlgorithmTable {
+  Backend backend;
+  std::span<const Algorithm> algorithms;
+  std::string (*device)();  ///< the device, for reports: GPU name and CUDA version, or the emulator
+};
+
+}  // namespace scanlab

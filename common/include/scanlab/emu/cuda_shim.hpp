@@ -1,0 +1,217 @@
+/// \file emu/cuda_shim.hpp
+/// \brief The CUDA names a kernel uses, for the host compiler: `__global__`, `__shared__`,
+/// `threadIdx`, `__syncthreads()`, warp shuffles and votes, atomics and fences. Each forwards to
+/// scanlab's SIMT emulator, which runs every CUDA thread on its own fiber.
+///
+/// Included by `scanlab/kernel.hpp` when the compiler is not nvcc; a kernel file never includes it
+/// directly. How the CUDA constructs map:
+/// - `__shared__` becomes `thread_local`: a block's threads are fibers of one OS thread, so they all
+///   see one instance, and blocks on that thread run one after another. The emulator poisons the
+///   kernel library's thread-local storage at each block start, so stale or unwritten shared memory
+///   shows up as it would on a GPU. (The kernel library therefore holds no other thread_local data.)
+/// - `__syncthreads()` is a counted barrier of the block's threads that have not exited.
+/// - Warp operations are a rendezvous of the lanes named in the mask, independent of block barriers.
+/// - Atomics are real atomics (`std::atomic_ref`), and each one is a point where the emulator may run
+///   another thread, so a spin loop on an atomic lets the others progress (or trips the watchdog).
+#pragma once
+
+#if defined(__CUDACC__)
+#error "emu/cuda_shim.hpp is for the host compiler (the cpu backend); nvcc uses the real CUDA"
+#endif
+
+#include <atomic>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <source_location>
+#include <type_traits>
+
+// ---- qualifiers -------------------------------------------------------------------------------
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__
+#define __restrict__ __restrict
+#define __launch_bounds__(...)
+#define __shared__ thread_local
+#define __align__(n) alignas(n)
+
+// ---- built-in vector types ----------------------------------------------------------------------
+struct uint3 {
+  unsigned x, y, z;
+};
+struct dim3 {
+  unsigned x = 1, y = 1, z = 1;
+  constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+  constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+};
+
+namespace scanlab::emu::detail {
+
+using Where = std::source_location;
+
+// Coordinates of the calling CUDA thread (valid only inside a launch).
+const uint3& thread_idx();
+const uint3& block_idx();
+const dim3& block_dim();
+const dim3& grid_dim();
+
+// Sync points. Each may switch to another fiber.
+void syncthreads(Where where);
+int syncthreads_count(int predicate, Where where);   // count of threads whose predicate != 0
+void syncwarp(unsigned mask, Where where);
+
+enum class Shfl { idx, up, down, bfly };
+enum class Vote { ballot, any, all };
+/// Warp rendezvous for a shuffle of `size` bytes: every lane in `mask` arrives with its `value`;
+/// `out` receives the value of the lane it reads (or its own value when that lane is out of range).
+void shuffle(Shfl kind, unsigned mask, const void* value, std::size_t size, int lane_or_delta, int width,
+             void* out, Where where);
+unsigned vote(Vote kind, unsigned mask, int predicate, Where where);
+unsigned active_mask();
+
+/// Called by every atomic and fence: lets the scheduler run other threads (see the file comment).
+void memory_point(Where where);
+void threadfence(Where where);
+
+/// Counted by the scan operators (scanlab/ops.hpp) on every application.
+void count_op();
+
+/// Dynamic shared memory of the calling thread's block (size set by the launch), poisoned at block
+/// start.
+void* dynamic_shared_memory();
+
+/// Registers a shared array to be recorded after every barrier while tracing is on.
+using FormatFn = void (*)(const void* element, char* buffer, std::size_t buffer_size);
+void trace_shared(const char* name, const void* data, std::size_t count, std::size_t element_size,
+                  FormatFn format);
+
+/// A failed `assert` in a kernel thread: throws, and the launch reports it with the thread's
+/// coordinates.
+[[noreturn]] void assert_fail(const char* expression, const char* file, unsigned line);
+
+}  // namespace scanlab::emu::detail
+
+// ---- built-in variables -------------------------------------------------------------------------
+#define threadIdx (::scanlab::emu::detail::thread_idx())
+#define blockIdx (::scanlab::emu::detail::block_idx())
+#define blockDim (::scanlab::emu::detail::block_dim())
+#define gridDim (::scanlab::emu::detail::grid_dim())
+inline constexpr int warpSize = 32;
+
+// ---- barriers and warp operations ---------------------------------------------------------------
+inline void __syncthreads(std::source_location w = std::source_location::current()) {
+  ::scanlab::emu::detail::syncthreads(w);
+}
+inline int __syncthreads_count(int p, std::source_location w = std::source_location::current()) {
+  return ::scanlab::emu::detail::syncthreads_count(p, w);
+}
+inline int __syncthreads_and(int p, std::source_location w = std::source_location::current()) {
+  return ::scanlab::emu::detail::syncthreads_count(p != 0, w) ==
+         static_cast<int>(blockDim.x * blockDim.y * blockDim.z);
+}
+inline int __syncthreads_or(int p, std::source_location w = std::source_location::current()) {
+  return ::scanlab::emu::detail::syncthreads_count(p != 0, w) > 0;
+}
+inline void __syncwarp(unsigned mask = 0xffffffffu,
+                       std::source_location w = std::source_location::current()) {
+  ::scanlab::emu::detail::syncwarp(mask, w);
+}
+
+#define SCANLAB_EMU_SHUFFLE(fn, kind)                                                            \
+  template <class T>                                                                             \
+  inline T fn(unsigned mask, T var, int arg, int width = warpSize,                               \
+              std::source_location w = std::source_location::current()) {                        \
+    static_assert(std::is_trivially_copyable_v<T>, #fn " needs a trivially copyable type");      \
+    T out;                                                                                       \
+    ::scanlab::emu::detail::shuffle(::scanlab::emu::detail::Shfl::kind, mask, &var, sizeof(T),   \
+                                    arg, width, &out, w);                                        \
+    return out;                                                                                  \
+  }
+SCANLAB_EMU_SHUFFLE(__shfl_sync, idx)
+SCANLAB_EMU_SHUFFLE(__shfl_up_sync, up)
+SCANLAB_EMU_SHUFFLE(__shfl_down_sync, down)
+SCANLAB_EMU_SHUFFLE(__shfl_xor_sync, bfly)
+#undef SCANLAB_EMU_SHUFFLE
+
+inline unsigned __ballot_sync(unsigned mask, int p,
+                              std::source_location w = std::source_location::current()) {
+  return ::scanlab::emu::detail::vote(::scanlab::emu::detail::Vote::ballot, mask, p, w);
+}
+inline int __any_sync(unsigned mask, int p, std::source_location w = std::source_location::current()) {
+  return static_cast<int>(::scanlab::emu::detail::vote(::scanlab::emu::detail::Vote::any, mask, p, w));
+}
+inline int __all_sync(unsigned mask, int p, std::source_location w = std::source_location::current()) {
+  return static_cast<int>(::scanlab::emu::detail::vote(::scanlab::emu::detail::Vote::all, mask, p, w));
+}
+inline unsigned __activemask() { return ::scanlab::emu::detail::active_mask(); }
+
+// ---- fences and atomics -------------------------------------------------------------------------
+inline void __threadfence(std::source_location w = std::source_location::current()) {
+  ::scanlab::emu::detail::threadfence(w);
+}
+inline void __threadfence_block(std::source_location w = std::source_location::current()) {
+  ::scanlab::emu::detail::threadfence(w);
+}
+
+namespace scanlab::emu::detail {
+template <class T>
+inline std::atomic_ref<T> atomic_at(T* address, Where where) {
+  memory_point(where);
+  return std::atomic_ref<T>(*address);
+}
+}  // namespace scanlab::emu::detail
+
+template <class T>
+inline T atomicAdd(T* a, T v, std::source_location w = std::source_location::current()) {
+  return ::scanlab::emu::detail::atomic_at(a, w).fetch_add(v);
+}
+template <class T>
+inline T atomicSub(T* a, T v, std::source_location w = std::source_location::current()) {
+  return ::scanlab::emu::detail::atomic_at(a, w).fetch_sub(v);
+}
+template <class T>
+inline T atomicExch(T* a, T v, std::source_location w = std::source_location::current()) {
+  return ::scanlab::emu::detail::atomic_at(a, w).exchange(v);
+}
+template <class T>
+inline T atomicCAS(T* a, T compare, T v, std::source_location w = std::source_location::current()) {
+  ::scanlab::emu::detail::atomic_at(a, w).compare_exchange_strong(compare, v);
+  return compare;  // the old value, whether or not the swap happened
+}
+template <class T>
+inline T atomicMax(T* a, T v, std::source_location w = std::source_location::current()) {
+  auto ref = ::scanlab::emu::detail::atomic_at(a, w);
+  T old = ref.load();
+  while (old < v && !ref.compare_exchange_weak(old, v)) {
+  }
+  return old;
+}
+template <class T>
+inline T atomicMin(T* a, T v, std::source_location w = std::source_location::current()) {
+  auto ref = ::scanlab::emu::detail::atomic_at(a, w);
+  T old = ref.load();
+  while (v < old && !ref.compare_exchange_weak(old, v)) {
+  }
+  return old;
+}
+/// CUDA's atomicInc: old >= limit ? 0 : old + 1, stored; returns old.
+inline unsigned atomicInc(unsigned* a, unsigned limit,
+                          std::source_location w = std::source_location::current()) {
+  auto ref = ::scanlab::emu::detail::atomic_at(a, w);
+  unsigned old = ref.load();
+  while (!ref.compare_exchange_weak(old, old >= limit ? 0u : old + 1u)) {
+  }
+  return old;
+}
+
+// ---- assert -------------------------------------------------------------------------------------
+// A failed assert in a kernel thread throws instead of aborting, so the launch can say which thread.
+// (Kernel files get <cassert> through this header; including it again afterwards would undo this.)
+#undef assert
+#define assert(expression)                                                                       \
+  ((expression) ? static_cast<void>(0)                                                           \
+                : ::scanlab::emu::detail::assert_fail(#expression, __FILE__, __LINE__))

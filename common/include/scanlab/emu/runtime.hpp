@@ -1,0 +1,79 @@
+/// \file emu/runtime.hpp
+/// \brief Host-side interface of scanlab's SIMT emulator (the `cpu` backend): launching a kernel,
+/// choosing block and thread orders, the watchdog, and reading back what was counted and traced.
+///
+/// Kernels never include this file directly; they include `scanlab/kernel.hpp`, which pulls in
+/// `emu/cuda_shim.hpp` when compiled by the host compiler.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "scanlab/memory.hpp"
+#include "scanlab/stats.hpp"
+
+namespace scanlab::emu {
+
+/// A 3-D extent, as CUDA's dim3.
+struct Extent3 {
+  unsigned x = 1, y = 1, z = 1;
+  constexpr unsigned count() const { return x * y * z; }
+};
+
+/// The order in which blocks of a grid, or threads between two sync points, are run.
+enum class Order { forward, reverse, random };
+
+/// Parses "forward", "reverse" or "random"; throws std::invalid_argument otherwise.
+Order parse_order(const std::string& text);
+const char* order_name(Order order);
+
+/// Process-wide settings of the emulator. Defaults come from the environment when the first launch
+/// happens (SCANLAB_EMU_BLOCK_ORDER, SCANLAB_EMU_THREAD_ORDER, SCANLAB_EMU_SEED, SCANLAB_EMU_WORKERS,
+/// SCANLAB_EMU_STACK_KB, SCANLAB_EMU_WATCHDOG_S) and can be changed by programs and tests.
+struct Settings {
+  Order block_order = Order::forward;
+  Order thread_order = Order::forward;
+  std::uint64_t seed = 1;            ///< seed of the random orders; printed with every random launch
+  unsigned workers = 1;              ///< OS threads that run blocks; 1 = deterministic
+  std::size_t stack_bytes = 64 * 1024; ///< per fiber, plus a guard page below
+  double watchdog_seconds = 10.0;    ///< a launch with no progress for this long fails
+  bool trace = false;                ///< record arrays registered with trace_shared after each barrier
+  unsigned trace_max_blocks = 1;     ///< trace only the first blocks (by linear index)
+};
+
+/// The current settings (mutable). Not thread-safe: change them between launches only.
+Settings& settings();
+
+/// A launch that failed: barrier divergence, deadlock, a bad warp operation, a watchdog timeout, an
+/// exception or a failed assert in a kernel thread. The message names the kernel, block, threads and
+/// source lines involved, in a form a student can act on.
+class LaunchError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Runs `thread_body` once per CUDA thread of a `grid` x `block` launch, each on its own fiber, with
+/// `dynamic_shared_bytes` of dynamic shared memory per block. `kernel_name` is used in messages and in
+/// the stats. `module_anchor` is any address inside the shared library that holds the kernel's code:
+/// the emulator poisons that library's thread-local storage (where `__shared__` variables live on
+/// this backend) at the start of every block. Synchronous: returns when every block is done, or
+/// throws LaunchError.
+void launch(const char* kernel_name, Extent3 grid, Extent3 block, std::size_t dynamic_shared_bytes,
+            const void* module_anchor, const std::function<void()>& thread_body);
+
+/// The stats of every launch since the last call (or since the program started), oldest first;
+/// clears them.
+std::vector<LaunchStats> take_stats();
+
+/// Every byte of shared memory is filled with this at block start (the harness poisons output
+/// buffers with the same byte), so a value nothing wrote is recognisable.
+using ::scanlab::kPoisonByte;
+
+/// Measures the cost of one fiber switch (resume and return) with pooled stacks, in nanoseconds.
+double measure_switch_ns(std::size_t switches);
+
+}  // namespace scanlab::emu

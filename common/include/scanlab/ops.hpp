@@ -1,0 +1,119 @@
+/// \file ops.hpp
+/// \brief The associative operators scanlab scans with, each with its identity.
+///
+/// Every kernel takes its operator as an object (`Op op`, applied as `op(a, b)`), never as a
+/// hard-coded `+`. That keeps the kernels generic, and it is how the cpu backend counts work: each
+/// application calls the emulator's counter (sections 11.3-11.5 compare those counts with the book's
+/// formulas). On a GPU, and in host-only code, counting compiles to nothing.
+///
+/// | operator | a (+) b                         | identity            | commutative |
+/// |----------|---------------------------------|---------------------|-------------|
+/// | add      | a + b                           | 0                   | yes         |
+/// | max      | a > b ? a : b                   | lowest (float: -inf) | yes        |
+/// | min      | a < b ? a : b                   | largest (float: +inf) | yes       |
+/// | last     | b == none ? a : b  ("fill forward") | none = lowest()  | **no**      |
+///
+/// `last` keeps the right operand unless it is the marker `none` (a missing value), so an inclusive
+/// scan carries the most recent present value forward. It is associative but not commutative: a
+/// kernel that combines operands in the wrong order gives wrong answers, which add, max and min
+/// would hide.
+#pragma once
+
+#include <limits>
+
+#include "scanlab/types.hpp"
+
+#if !defined(SCANLAB_HD)
+#if defined(__CUDACC__)
+#define SCANLAB_HD __host__ __device__ __forceinline__
+#else
+#define SCANLAB_HD inline
+#endif
+#endif
+
+#if defined(SCANLAB_BACKEND_CPU)
+#define SCANLAB_COUNT_OP() ::scanlab::emu::detail::count_op()
+#else
+#define SCANLAB_COUNT_OP() static_cast<void>(0)
+#endif
+
+namespace scanlab {
+
+template <class T>
+struct Add {
+  using value_type = T;
+  static constexpr OpKind kind = OpKind::add;
+  static SCANLAB_HD T identity() { return T(0); }
+  SCANLAB_HD T operator()(T a, T b) const {
+    SCANLAB_COUNT_OP();
+    return a + b;
+  }
+};
+
+template <class T>
+struct Max {
+  using value_type = T;
+  static constexpr OpKind kind = OpKind::max;
+  static SCANLAB_HD T identity() {
+    if constexpr (std::numeric_limits<T>::has_infinity) {
+      return -std::numeric_limits<T>::infinity();
+    } else {
+      return std::numeric_limits<T>::lowest();
+    }
+  }
+  SCANLAB_HD T operator()(T a, T b) const {
+    SCANLAB_COUNT_OP();
+    return a > b ? a : b;
+  }
+};
+
+template <class T>
+struct Min {
+  using value_type = T;
+  static constexpr OpKind kind = OpKind::min;
+  static SCANLAB_HD T identity() {
+    if constexpr (std::numeric_limits<T>::has_infinity) {
+      return std::numeric_limits<T>::infinity();
+    } else {
+      return std::numeric_limits<T>::max();
+    }
+  }
+  SCANLAB_HD T operator()(T a, T b) const {
+    SCANLAB_COUNT_OP();
+    return a < b ? a : b;
+  }
+};
+
+/// Fill-forward: the right operand, unless it is the "none" marker (the identity).
+template <class T>
+struct Last {
+  using value_type = T;
+  static constexpr OpKind kind = OpKind::last;
+  static SCANLAB_HD T identity() { return std::numeric_limits<T>::lowest(); }
+  SCANLAB_HD T operator()(T a, T b) const {
+    SCANLAB_COUNT_OP();
+    return b == identity() ? a : b;
+  }
+};
+
+/// The operator class template for an OpKind.
+template <OpKind K, class T>
+struct OpFor;
+template <class T>
+struct OpFor<OpKind::add, T> {
+  using type = Add<T>;
+};
+template <class T>
+struct OpFor<OpKind::max, T> {
+  using type = Max<T>;
+};
+template <class T>
+struct OpFor<OpKind::min, T> {
+  using type = Min<T>;
+};
+template <class T>
+struct OpFor<OpKind::last, T> {
+  using type = Last<T>;
+};
+
+}  // namespace scanlab

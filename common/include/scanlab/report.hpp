@@ -1,0 +1,48 @@
+/// \file report.hpp
+/// \brief Results as data: CSV rows and JSON, for the plots and the lab's summary (never scraped
+/// from stdout).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scanlab/stats.hpp"
+
+namespace scanlab {
+
+/// One algorithm's verified (or failed) run.
+struct ResultRow {
+  std::string section;    ///< "11.2"
+  std::string algorithm;  ///< "kogge_stone"
+  std::string backend;    ///< "cuda" or "cpu"
+  std::string device;     ///< GPU name and CUDA version, or the emulator and host CPU
+  std::string type, op, kind;
+  std::uint64_t n = 0;
+  std::uint64_t seed = 0;
+  bool verified = false;
+  int reps = 0;
+  double median_ms = 0;   ///< 0 when not timed
+  double min_ms = 0;
+  double gbps = 0;        ///< 2 * n * sizeof(T) bytes / median time
+  std::uint64_t launches = 0;
+  std::uint64_t ops = 0;               ///< cpu backend: operator applications
+  std::uint64_t barrier_intervals = 0; ///< cpu backend
+  std::uint64_t steps = 0;             ///< cpu backend: steps with unlimited execution units
+  std::string date;       ///< UTC, ISO 8601
+};
+
+/// Appends rows to a CSV file, writing the header first if the file is new or empty.
+void append_csv(const std::string& path, const std::vector<ResultRow>& rows);
+/// Writes rows as a JSON array of objects (overwrites).
+void write_json(const std::string& path, const std::vector<ResultRow>& rows);
+/// The CSV header line (no newline).
+std::string csv_header();
+/// Now, as "2026-11-23T05:00:00Z".
+std::string utc_now();
+
+/// Steps with unlimited execution units: for each launch, the longest chain of operator applications
+/// through its barrier intervals (blocks run side by side), summed over launches. See docs.
+std::uint64_t steps_unlimited(const std::vector<LaunchStats>& launches);
+
+}  // namespace scanlab

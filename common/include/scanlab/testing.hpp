@@ -1,0 +1,55 @@
+/// \file testing.hpp
+/// \brief The grading tests every section shares: each algorithm of the section, on the backend this
+/// test program was built for, over every type, operator and inclusive/exclusive, at the edge sizes,
+/// with poisoned outputs, checked against the CPU reference. On the cpu backend, the race check runs
+/// too. A cuda test on a machine without a GPU is skipped, visibly.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scanlab/algorithm.hpp"
+
+namespace scanlab::grading {
+
+/// The sizes a section is graded at, up to `max_n` (0 = no limit; then up to `large`): the edge
+/// cases around warps and blocks, then seeded random sizes.
+std::vector<std::size_t> grading_sizes(std::size_t max_n, std::size_t large = 5000, std::uint64_t seed = 7);
+
+/// Why this backend cannot run here (no GPU), or nothing.
+std::optional<std::string> unavailable(const AlgorithmTable& table);
+
+/// Runs `algorithm` on a fresh seeded input of each size and returns "" if every output verifies,
+/// else the first failure's message (with the size and what to look at).
+std::string check_sizes(const Algorithm& algorithm, DType type, OpKind op, ScanKind kind,
+                        const std::vector<std::size_t>& sizes, bool in_place = false, std::uint64_t seed = 1);
+
+/// cpu backend: runs one problem under forward, reverse and random thread orders; "" if the outputs
+/// agree, else which order differed.
+std::string race_check(const Algorithm& algorithm, DType type, OpKind op, ScanKind kind, std::size_t n,
+                       std::uint64_t seed = 3);
+
+struct GradingOptions {
+  std::string source_hint;   ///< where a student should look, e.g. "exercises/11_2_kogge_stone/"
+  std::size_t large = 5000;  ///< largest size for algorithms without a section limit
+  bool race_check = true;    ///< cpu backend only
+};
+
+/// Registers one test per (algorithm, type, operator, inclusive/exclusive) of `table`, named
+/// `Grading.<algorithm>/<type>_<op>_<kind>`.
+void register_grading_tests(const AlgorithmTable& table, const GradingOptions& options);
+
+}  // namespace scanlab::grading
+
+/// Skips the current test (visibly) when the table's backend cannot run here.
+#define SCANLAB_SKIP_IF_UNAVAILABLE(table)                                        \
+  do {                                                                            \
+    if (const auto scanlab_why_ = ::scanlab::grading::unavailable(table)) {       \
+      GTEST_SKIP() << *scanlab_why_;                                              \
+    }                                                                             \
+  } while (0)

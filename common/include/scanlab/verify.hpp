@@ -1,0 +1,33 @@
+/// \file verify.hpp
+/// \brief Checks a kernel's output against the CPU reference.
+///
+/// Integers, and every operator but add, are compared exactly. Floating-point add is compared with a
+/// reference computed in double precision, element by element, with the tolerance
+///
+///     |y[i] - ref[i]|  <=  (k + 1) * eps(T) * (|x_0| + ... + |x_(k-1)|)
+///
+/// where k is the number of inputs summed into y[i] (i + 1 inclusive, i exclusive) and eps(T) the
+/// machine epsilon of the kernel's type. k * eps * sum|x| bounds the rounding error of summing k
+/// terms in any order and association (Higham, Accuracy and Stability of Numerical Algorithms,
+/// Sec. 4.2), which is exactly the freedom a parallel scan takes; the + 1 covers rounding the exact
+/// result to T. NaN never passes.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "scanlab/algorithm.hpp"
+
+namespace scanlab {
+
+struct VerifyResult {
+  bool passed = false;
+  std::size_t wrong = 0;     ///< elements that failed
+  std::size_t unwritten = 0; ///< of those, elements that still hold the poison pattern
+  std::string message;       ///< empty when passed; else the first wrong element, and the counts
+};
+
+/// Compares `output` (n elements of problem.type) with the reference scan of `input`.
+VerifyResult verify_scan(const ScanProblem& problem, const void* input, const void* output);
+
+}  // namespace scanlab

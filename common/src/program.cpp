@@ -1,0 +1,272 @@
+#include "scanlab/program.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <optional>
+
+#include "scanlab/error.hpp"
+#include "scanlab/inputs.hpp"
+#include "scanlab/options.hpp"
+#include "scanlab/report.hpp"
+#include "scanlab/verify.hpp"
+
+#if defined(SCANLAB_WITH_EMULATOR)
+#include "scanlab/emu/runtime.hpp"
+#endif
+
+namespace scanlab {
+namespace {
+
+const AlgorithmTable* find_table(const std::vector<AlgorithmTable>& tables, Backend b) {
+  for (const auto& t : tables) {
+    if (t.backend == b) return &t;
+  }
+  return nullptr;
+}
+
+std::string basename(const std::string& where) {
+  const auto slash = where.find_last_of('/');
+  return slash == std::string::npos ? where : where.substr(slash + 1);
+}
+
+void print_trace(const std::vector<LaunchStats>& launches) {
+  for (const auto& launch : launches) {
+    if (launch.trace.empty()) continue;
+    std::printf("  trace of %s:\n", launch.kernel.c_str());
+    for (const auto& frame : launch.trace) {
+      std::printf("    block %u step %2u  %-10s %-24s [", frame.block, frame.step, frame.name.c_str(),
+                  basename(frame.where).c_str());
+      for (std::size_t i = 0; i < frame.values.size(); ++i) {
+        std::printf("%s%s", i ? " " : "", frame.values[i].c_str());
+      }
+      std::printf("]\n");
+    }
+  }
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+#if defined(SCANLAB_WITH_EMULATOR)
+/// Runs the algorithm under several thread orders and compares the outputs with the first.
+bool race_check(const Algorithm& algorithm, RunRequest request, std::uint64_t seed, std::size_t bytes) {
+  auto& settings = emu::settings();
+  const auto saved = settings;
+  std::vector<unsigned char> first(bytes), other(bytes);
+  const emu::Order orders[] = {emu::Order::forward, emu::Order::reverse, emu::Order::random};
+  bool same = true;
+  for (const auto order : orders) {
+    settings.thread_order = order;
+    settings.seed = seed;
+    request.output = order == emu::Order::forward ? first.data() : other.data();
+    request.trace = false;
+    request.reps = 0;
+    algorithm.run(request);
+    if (order == emu::Order::forward || std::memcmp(first.data(), other.data(), bytes) == 0) continue;
+    same = false;
+    std::printf("  race check: the output under the %s thread order differs from the forward order: "
+                "a race (a missing __syncthreads?)\n",
+                emu::order_name(order));
+  }
+  settings = saved;
+  if (same) {
+    std::printf("  race check: same output under forward, reverse and random (seed %llu) thread orders\n",
+                static_cast<unsigned long long>(seed));
+  }
+  return same;
+}
+#endif
+
+}  // namespace
+
+const AlgorithmTable& choose_backend(const std::vector<AlgorithmTable>& tables, const std::string& backend,
+                                     std::string& note) {
+  if (backend == "auto") {
+    if (const auto* cuda = find_table(tables, Backend::cuda)) {
+      try {
+        cuda->device();
+        note = "auto: a GPU is present";
+        return *cuda;
+      } catch (const NoDeviceError&) {
+        note = "auto: no GPU found";
+      }
+    } else {
+      note = "auto: this build has no cuda backend";
+    }
+    if (const auto* cpu = find_table(tables, Backend::cpu)) return *cpu;
+    throw NoDeviceError("no GPU is available and this build has no cpu backend: reconfigure with "
+                        "-DSCANLAB_BACKENDS=cpu (or cuda;cpu)");
+  }
+  const Backend wanted = *parse_backend(backend);
+  const auto* table = find_table(tables, wanted);
+  if (table == nullptr) {
+    throw UsageError("this build has no " + backend + " backend: reconfigure with -DSCANLAB_BACKENDS=cuda;cpu");
+  }
+  table->device();  // throws NoDeviceError for cuda without a GPU
+  return *table;
+}
+
+int section_main(int argc, const char* const* argv, const SectionInfo& info,
+                 const std::vector<AlgorithmTable>& tables) {
+  const std::string program = argc > 0 ? basename(argv[0]) : "scan";
+  try {
+    const Options o = parse_options(argc, argv);
+    const std::string title = "scanlab section " + info.id + ": " + info.title;
+    if (o.help) {
+      std::cout << usage(program, title);
+      return 0;
+    }
+    std::string note;
+    const AlgorithmTable& table = choose_backend(tables, o.backend, note);
+    if (o.list) {
+      for (const auto& a : table.algorithms) {
+        std::printf("%-28s %-12s %s\n", std::string(a.name).c_str(), std::string(a.figure).c_str(),
+                    std::string(a.summary).c_str());
+      }
+      return 0;
+    }
+    const bool cpu = table.backend == Backend::cpu;
+    if (!cpu && (o.trace || o.race_check || !o.block_order.empty() || !o.thread_order.empty())) {
+      throw UsageError("--trace, --race-check, --block-order and --thread-order need --backend cpu");
+    }
+#if defined(SCANLAB_WITH_EMULATOR)
+    if (cpu) {
+      auto& s = emu::settings();
+      if (!o.block_order.empty()) s.block_order = emu::parse_order(o.block_order);
+      if (!o.thread_order.empty()) s.thread_order = emu::parse_order(o.thread_order);
+      s.seed = o.seed;
+    }
+#endif
+
+    std::vector<const Algorithm*> chosen;
+    for (const auto& name : o.algorithms) {
+      const auto it = std::find_if(table.algorithms.begin(), table.algorithms.end(),
+                                   [&](const Algorithm& a) { return a.name == name; });
+      if (it == table.algorithms.end()) {
+        std::string known;
+        for (const auto& a : table.algorithms) known += (known.empty() ? "" : ", ") + std::string(a.name);
+        throw UsageError("unknown --algorithm '" + name + "': this section has " + known);
+      }
+      chosen.push_back(&*it);
+    }
+    if (chosen.empty()) {
+      for (const auto& a : table.algorithms) chosen.push_back(&a);
+    }
+    for (const Algorithm* a : chosen) {
+      if (o.n && a->max_n != 0 && *o.n > a->max_n) {
+        throw UsageError("n = " + std::to_string(*o.n) + " is more than one section of " + std::string(a->name) +
+                         " (" + std::to_string(a->max_n) +
+                         " elements): scan longer arrays with section 11.6 (chapters/11_6_hierarchical)");
+      }
+    }
+
+    const std::string device = table.device();
+    std::printf("%s\n", title.c_str());
+    std::printf("backend %s (%s)%s%s\n", name(table.backend), device.c_str(), note.empty() ? "" : "; ",
+                note.c_str());
+
+    std::vector<ResultRow> rows;
+    bool all_passed = true;
+    for (const Algorithm* a : chosen) {
+      const std::size_t n = o.n ? *o.n : (a->max_n ? std::min(info.default_n, a->max_n) : info.default_n);
+      const ScanProblem problem{o.type, o.op, o.kind, n, o.in_place};
+      const HostArray input = make_input(o.type, o.op, n, o.seed);
+      HostArray output(o.type, n);
+      RunRequest request{problem, input.data(), output.data(), 0, o.trace};
+
+      ResultRow row;
+      row.section = info.id;
+      row.algorithm = std::string(a->name);
+      row.backend = name(table.backend);
+      row.device = device;
+      row.type = name(o.type);
+      row.op = name(o.op);
+      row.kind = name(o.kind);
+      row.n = n;
+      row.seed = o.seed;
+      row.date = utc_now();
+
+      std::printf("\n%s (%s): %s %s %s scan of n = %zu, seed %llu\n", row.algorithm.c_str(),
+                  std::string(a->figure).c_str(), row.type.c_str(), row.op.c_str(), row.kind.c_str(), n,
+                  static_cast<unsigned long long>(o.seed));
+      RunResult result;
+      std::string failure;
+      try {
+        result = a->run(request);
+        const VerifyResult v = verify_scan(problem, input.data(), output.data());
+        row.verified = v.passed;
+        failure = v.message;
+      } catch (const NoDeviceError&) {
+        throw;
+      } catch (const Error& e) {
+        failure = e.what();
+      }
+      if (o.trace) print_trace(result.launches);
+      row.launches = result.launches.size();
+      for (const auto& l : result.launches) {
+        row.ops += l.ops;
+        row.barrier_intervals += l.barrier_intervals;
+      }
+      row.steps = steps_unlimited(result.launches);
+#if defined(SCANLAB_WITH_EMULATOR)
+      if (row.verified && cpu && o.race_check) {
+        row.verified = race_check(*a, request, o.seed, input.bytes());
+        if (!row.verified) failure = "the race check found a race";
+      }
+#endif
+      if (!row.verified) {
+        all_passed = false;
+        std::printf("  FAILED: %s\n", failure.c_str());
+        rows.push_back(row);
+        continue;
+      }
+      std::printf("  Passed");
+      if (cpu) {
+        std::printf("  (%llu launch%s, %llu operator applications, %llu barrier intervals, %llu steps)",
+                    static_cast<unsigned long long>(row.launches), row.launches == 1 ? "" : "es",
+                    static_cast<unsigned long long>(row.ops),
+                    static_cast<unsigned long long>(row.barrier_intervals),
+                    static_cast<unsigned long long>(row.steps));
+      }
+      std::printf("\n");
+      if (o.reps > 0 && n > 0) {
+        request.reps = o.reps;
+        request.trace = false;
+        const RunResult timed = a->run(request);
+        row.reps = o.reps;
+        row.median_ms = median(timed.times_ms);
+        row.min_ms = timed.times_ms.empty() ? 0 : *std::min_element(timed.times_ms.begin(), timed.times_ms.end());
+        const double bytes = 2.0 * static_cast<double>(n) * static_cast<double>(size_of(o.type));
+        row.gbps = row.median_ms > 0 ? bytes / (row.median_ms * 1e-3) / 1e9 : 0;
+        std::printf("  time %.4f ms (median of %d), %.2f GB/s\n", row.median_ms, o.reps, row.gbps);
+      }
+      rows.push_back(row);
+    }
+
+    std::printf("\n%-28s %-7s %10s %9s %12s %10s %7s\n", "algorithm", "result", "median_ms", "GB/s", "ops",
+                "intervals", "steps");
+    for (const auto& r : rows) {
+      std::printf("%-28s %-7s %10.4f %9.2f %12llu %10llu %7llu\n", r.algorithm.c_str(),
+                  r.verified ? "Passed" : "FAILED", r.median_ms, r.gbps, static_cast<unsigned long long>(r.ops),
+                  static_cast<unsigned long long>(r.barrier_intervals), static_cast<unsigned long long>(r.steps));
+    }
+    if (!o.csv.empty()) append_csv(o.csv, rows);
+    if (!o.json.empty()) write_json(o.json, rows);
+    std::printf("%s\n", all_passed ? "Passed" : "FAILED");
+    return all_passed ? 0 : 1;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
+    return 2;
+  }
+}
+
+}  // namespace scanlab

@@ -1,0 +1,164 @@
+#include "scanlab/testing.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <random>
+#include <set>
+
+#include "scanlab/error.hpp"
+#include "scanlab/inputs.hpp"
+#include "scanlab/verify.hpp"
+
+#if defined(SCANLAB_WITH_EMULATOR)
+#include "scanlab/emu/runtime.hpp"
+#endif
+
+namespace scanlab::grading {
+
+std::vector<std::size_t> grading_sizes(std::size_t max_n, std::size_t large, std::uint64_t seed) {
+  const std::size_t limit = max_n ? max_n : large;
+  const std::size_t edges[] = {
+      0, 1, 2,             // empty, smallest
+      31, 32, 33,          // around a warp
+      63, 64, 65,          // around two warps
+      511, 512, 513,       // around a 512-thread block
+      1023, 1024, 1025,    // around a 1024-thread block
+      2047, 2048, 2049,    // around a 2048-element section
+      4095, 4096, 4097,    // around a 4096-element section
+  };
+  std::set<std::size_t> sizes;
+  for (std::size_t n : edges) {
+    if (n <= limit) sizes.insert(n);
+  }
+  sizes.insert(limit - 1);
+  sizes.insert(limit);
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < 3; ++i) sizes.insert(std::uniform_int_distribution<std::size_t>(1, limit)(rng));
+  return {sizes.begin(), sizes.end()};
+}
+
+std::optional<std::string> unavailable(const AlgorithmTable& table) {
+  try {
+    table.device();
+    return std::nullopt;
+  } catch (const NoDeviceError& e) {
+    return std::string("skipped: ") + e.what();
+  }
+}
+
+std::string check_sizes(const Algorithm& algorithm, DType type, OpKind op, ScanKind kind,
+                        const std::vector<std::size_t>& sizes, bool in_place, std::uint64_t seed) {
+  for (std::size_t n : sizes) {
+    const ScanProblem problem{type, op, kind, n, in_place};
+    const HostArray input = make_input(type, op, n, seed + n);
+    HostArray output(type, n);
+    if (in_place) {
+      std::memcpy(output.data(), input.data(), input.bytes());
+    } else {
+      output.fill_bytes(0);  // the run poisons its device buffer; this only keeps the host copy defined
+    }
+    RunRequest request{problem, in_place ? output.data() : input.data(), output.data(), 0, false};
+    try {
+      algorithm.run(request);
+    } catch (const Error& e) {
+      return std::string(algorithm.name) + " at n = " + std::to_string(n) + ": " + e.what();
+    }
+    const VerifyResult v = verify_scan(problem, input.data(), output.data());
+    if (!v.passed) return std::string(algorithm.name) + ": " + v.message;
+  }
+  return "";
+}
+
+std::string race_check([[maybe_unused]] const Algorithm& algorithm, [[maybe_unused]] DType type,
+                       [[maybe_unused]] OpKind op, [[maybe_unused]] ScanKind kind,
+                       [[maybe_unused]] std::size_t n, [[maybe_unused]] std::uint64_t seed) {
+#if defined(SCANLAB_WITH_EMULATOR)
+  auto& settings = emu::settings();
+  const auto saved = settings;
+  const HostArray input = make_input(type, op, n, seed);
+  HostArray first(type, n), other(type, n);
+  std::string verdict;
+  for (const auto order : {emu::Order::forward, emu::Order::reverse, emu::Order::random}) {
+    settings.thread_order = order;
+    settings.seed = seed;
+    RunRequest request{{type, op, kind, n, false}, input.data(),
+                       order == emu::Order::forward ? first.data() : other.data(), 0, false};
+    try {
+      algorithm.run(request);
+    } catch (const Error& e) {
+      verdict = std::string("under the ") + emu::order_name(order) + " thread order: " + e.what();
+      break;
+    }
+    if (order != emu::Order::forward && std::memcmp(first.data(), other.data(), first.bytes()) != 0) {
+      verdict = std::string(algorithm.name) + ": the output under the " + emu::order_name(order) +
+                " thread order (seed " + std::to_string(seed) + ") differs from the forward order at n = " +
+                std::to_string(n) + ": a race between threads (is a __syncthreads() missing?)";
+      break;
+    }
+  }
+  settings = saved;
+  return verdict;
+#else
+  return "";
+#endif
+}
+
+namespace {
+
+class GradingTest : public ::testing::Test {
+ public:
+  GradingTest(const AlgorithmTable& table, const Algorithm& algorithm, DType type, OpKind op, ScanKind kind,
+              GradingOptions options)
+      : table_(table), algorithm_(algorithm), type_(type), op_(op), kind_(kind), options_(std::move(options)) {}
+
+  void TestBody() override {
+    SCANLAB_SKIP_IF_UNAVAILABLE(table_);
+    const auto sizes = grading_sizes(algorithm_.max_n, options_.large);
+    const std::string failure = check_sizes(algorithm_, type_, op_, kind_, sizes);
+    EXPECT_EQ(failure, "") << "see " << options_.source_hint;
+    if (failure.empty() && op_ == OpKind::add && kind_ == ScanKind::inclusive) {
+      // In place (output aliasing input), once per type.
+      EXPECT_EQ(check_sizes(algorithm_, type_, op_, kind_, {1, 33, std::max<std::size_t>(sizes.back() / 2, 2)}, true),
+                "")
+          << "in place: the output overwrites the input; see " << options_.source_hint;
+    }
+#if defined(SCANLAB_WITH_EMULATOR)
+    if (failure.empty() && table_.backend == Backend::cpu && options_.race_check) {
+      EXPECT_EQ(race_check(algorithm_, type_, op_, kind_, sizes.back()), "") << "see " << options_.source_hint;
+    }
+#endif
+  }
+
+ private:
+  const AlgorithmTable& table_;
+  const Algorithm& algorithm_;
+  DType type_;
+  OpKind op_;
+  ScanKind kind_;
+  GradingOptions options_;
+};
+
+}  // namespace
+
+void register_grading_tests(const AlgorithmTable& table, const GradingOptions& options) {
+  static std::deque<AlgorithmTable> keep;  // the tests refer to the table for the whole run
+  keep.push_back(table);
+  const AlgorithmTable& kept = keep.back();
+  for (const Algorithm& algorithm : kept.algorithms) {
+    for (DType type : kAllTypes) {
+      for (OpKind op : kAllOps) {
+        for (ScanKind kind : kAllKinds) {
+          const std::string suite = "Grading." + std::string(algorithm.name);
+          const std::string test = std::string(name(type)) + "_" + name(op) + "_" + name(kind);
+          ::testing::RegisterTest(suite.c_str(), test.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                                  [&kept, &algorithm, type, op, kind, options]() -> ::testing::Test* {
+                                    return new GradingTest(kept, algorithm, type, op, kind, options);
+                                  });
+        }
+      }
+    }
+  }
+}
+
+}  // namespace scanlab::grading

@@ -1,0 +1,152 @@
+// Unit tests of the host-side harness: options, inputs, the reference and the verifier. These hold
+// the policies the grading tests rely on (see inputs.hpp and verify.hpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "scanlab/inputs.hpp"
+#include "scanlab/memory.hpp"
+#include "scanlab/ops.hpp"
+#include "scanlab/options.hpp"
+#include "scanlab/reference.hpp"
+#include "scanlab/report.hpp"
+#include "scanlab/verify.hpp"
+
+namespace {
+
+using namespace scanlab;
+
+Options parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "prog");
+  return parse_options(static_cast<int>(args.size()), args.data());
+}
+
+TEST(Options, ParsesEveryFlag) {
+  const Options o = parse({"--n", "1000", "--type=double", "--op", "last", "--exclusive", "--backend", "cpu",
+                           "--seed", "9", "--reps", "3", "--csv", "a.csv", "--algorithm", "x", "--trace"});
+  EXPECT_EQ(*o.n, 1000u);
+  EXPECT_EQ(o.type, DType::float64);
+  EXPECT_EQ(o.op, OpKind::last);
+  EXPECT_EQ(o.kind, ScanKind::exclusive);
+  EXPECT_EQ(o.backend, "cpu");
+  EXPECT_EQ(o.seed, 9u);
+  EXPECT_EQ(o.reps, 3);
+  EXPECT_EQ(o.csv, "a.csv");
+  EXPECT_EQ(o.algorithms, std::vector<std::string>{"x"});
+  EXPECT_TRUE(o.trace);
+}
+
+TEST(Options, RejectsBadInputWithOneLine) {
+  const std::vector<std::vector<const char*>> bad = {
+      {"--frobnicate"}, {"--n", "-5"}, {"--n", "12abc"}, {"--n"}, {"--n", "99999999999999999999999"},
+      {"--type", "half"}, {"--op", "mul"}, {"--backend", "tpu"}, {"--reps", "-1"}, {"--inclusive=1"},
+      {"--thread-order", "sideways"}};
+  for (const auto& args : bad) {
+    try {
+      parse(args);
+      ADD_FAILURE() << "accepted " << args[0];
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+      EXPECT_FALSE(std::string(e.what()).empty());
+    }
+  }
+}
+
+TEST(Inputs, SameSeedSameInputOtherSeedOtherInput) {
+  const HostArray a = make_input(DType::float32, OpKind::add, 1000, 5);
+  const HostArray b = make_input(DType::float32, OpKind::add, 1000, 5);
+  const HostArray c = make_input(DType::float32, OpKind::add, 1000, 6);
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.bytes()), 0);
+  EXPECT_NE(std::memcmp(a.data(), c.data(), a.bytes()), 0);
+}
+
+// Signed sums never overflow: |x| <= INT_MAX / n, so no prefix sum can leave the type.
+TEST(Inputs, SignedAddInputsCannotOverflow) {
+  for (const std::size_t n : {std::size_t{1} << 10, std::size_t{1} << 20, std::size_t{1} << 26}) {
+    const HostArray a = make_input(DType::int32, OpKind::add, n, 1);
+    std::int64_t worst = 0;
+    for (std::size_t i = 0; i < n; ++i) worst += std::llabs(a.as<std::int32_t>()[i]);
+    EXPECT_LE(worst, std::numeric_limits<std::int32_t>::max()) << "n = " << n;
+  }
+}
+
+TEST(Inputs, LastOperatorGetsMarkersAndValues) {
+  const HostArray a = make_input(DType::int32, OpKind::last, 1000, 1);
+  int markers = 0;
+  for (std::size_t i = 0; i < 1000; ++i) markers += a.as<std::int32_t>()[i] == Last<std::int32_t>::identity();
+  EXPECT_NE(a.as<std::int32_t>()[0], Last<std::int32_t>::identity());
+  EXPECT_GT(markers, 300);
+  EXPECT_LT(markers, 700);
+}
+
+TEST(Ops, LastIsAssociativeButNotCommutative) {
+  const Last<int> op;
+  const int none = Last<int>::identity();
+  EXPECT_EQ(op(op(1, 2), 3), op(1, op(2, 3)));
+  EXPECT_EQ(op(op(1, none), none), op(1, op(none, none)));
+  EXPECT_NE(op(1, 2), op(2, 1));
+  EXPECT_EQ(op(none, 5), 5);
+  EXPECT_EQ(op(5, none), 5);
+}
+
+TEST(Reference, BookExampleInclusiveExclusiveInPlace) {
+  std::vector<int> x{3, 1, 7, 0, 4, 1, 6, 3}, y(8);
+  reference_scan(x.data(), y.data(), 8, Add<int>{}, ScanKind::inclusive);
+  EXPECT_EQ(y, (std::vector<int>{3, 4, 11, 11, 15, 16, 22, 25}));
+  reference_scan(x.data(), x.data(), 8, Add<int>{}, ScanKind::exclusive);
+  EXPECT_EQ(x, (std::vector<int>{0, 3, 4, 11, 11, 15, 16, 22}));
+}
+
+TEST(Verify, UnsignedWrapsAndPassesExactly) {
+  std::vector<std::uint32_t> x{0xFFFFFFFFu, 2u}, y{0xFFFFFFFFu, 1u};
+  EXPECT_TRUE(verify_scan({DType::uint32, OpKind::add, ScanKind::inclusive, 2, false}, x.data(), y.data()).passed);
+}
+
+TEST(Verify, ReportsFirstWrongElementAndUnwritten) {
+  std::vector<int> x{1, 1, 1, 1}, y{1, 2, 4, 4};
+  std::memset(&y[3], kPoisonByte, sizeof(int));
+  const VerifyResult v = verify_scan({DType::int32, OpKind::add, ScanKind::inclusive, 4, false}, x.data(), y.data());
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.wrong, 2u);
+  EXPECT_EQ(v.unwritten, 1u);
+  EXPECT_NE(v.message.find("element 2 of 4 is 4, expected 3"), std::string::npos) << v.message;
+  EXPECT_NE(v.message.find("1 never written"), std::string::npos) << v.message;
+}
+
+// Floats: inside (k+1) eps sum|x| passes, outside fails, NaN fails.
+TEST(Verify, FloatToleranceIsTheStatedBound) {
+  const std::size_t n = 1000;
+  std::vector<float> x(n, 0.5f), y(n);
+  for (std::size_t i = 0; i < n; ++i) y[i] = 0.5f * static_cast<float>(i + 1);
+  const ScanProblem p{DType::float32, OpKind::add, ScanKind::inclusive, n, false};
+  EXPECT_TRUE(verify_scan(p, x.data(), y.data()).passed);
+  const double bound = (n + 1) * std::numeric_limits<float>::epsilon() * 0.5 * n;
+  y[n - 1] = static_cast<float>(0.5 * n + 0.5 * bound);
+  EXPECT_TRUE(verify_scan(p, x.data(), y.data()).passed);
+  y[n - 1] = static_cast<float>(0.5 * n + 2 * bound);
+  EXPECT_FALSE(verify_scan(p, x.data(), y.data()).passed);
+  y[n - 1] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_FALSE(verify_scan(p, x.data(), y.data()).passed);
+}
+
+TEST(Memory, RefusesWhatDoesNotFitSayingHowMuch) {
+  try {
+    check_fits(std::size_t{3} << 30, std::size_t{1} << 30, "GPU memory");
+    FAIL() << "accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("3.00 GiB"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("1.00 GiB"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Report, StepsUnlimitedTakesLongestBlockPerLaunch) {
+  LaunchStats l;
+  l.intervals = {{0, 4, 1, 4, 1}, {0, 2, 1, 2, 1}, {1, 4, 1, 12, 3}};
+  EXPECT_EQ(steps_unlimited({l, l}), 6u);
+}
+
+}  // namespace
