@@ -56,6 +56,56 @@ function(scanlab_link_kernels target)
   endforeach()
 endfunction()
 
+# One bad-input test: run <program> with the given arguments and expect exit status <rc> and one line
+# on stderr matching the regex <expect>. Arguments travel to expect_cli.cmake joined by "," (no case
+# has a comma), so neither ";" nor a "|" in the regex is split by CMake's list handling.
+function(scanlab_add_cli_case program section name rc expect)
+  string(JOIN "," args ${ARGN})
+  add_test(NAME "${section}.cli.${name}"
+           COMMAND "${CMAKE_COMMAND}" "-DPROGRAM=$<TARGET_FILE:${program}>" "-DARGS=${args}" "-DRC=${rc}"
+                   "-DEXPECT=${expect}" ${SCANLAB_CLI_EXTRA} -P "${SCANLAB_CMAKE_DIR}/expect_cli.cmake")
+  set_tests_properties("${section}.cli.${name}" PROPERTIES LABELS "cli;${section}" TIMEOUT 120)
+endfunction()
+
+# Bad-input tests for a section program (label "cli;<section>"): each bad command line must give one
+# line on stderr that says what is wrong, and exit status 2; never a crash or a hang.
+function(scanlab_add_cli_tests program section)
+  scanlab_add_cli_case(${program} ${section} unknown_flag 2 "unknown option '--frobnicate'" --frobnicate)
+  scanlab_add_cli_case(${program} ${section} negative_n 2 "--n needs a non-negative whole number" --n -5)
+  scanlab_add_cli_case(${program} ${section} n_not_a_number 2 "--n needs a non-negative whole number" --n lots)
+  scanlab_add_cli_case(${program} ${section} n_missing_value 2 "--n needs a value" --n)
+  scanlab_add_cli_case(${program} ${section} unsupported_type 2 "unsupported --type 'half'" --type half)
+  scanlab_add_cli_case(${program} ${section} unsupported_op 2 "unsupported --op 'mul'" --op mul)
+  scanlab_add_cli_case(${program} ${section} unknown_backend 2 "unknown --backend 'tpu'" --backend tpu)
+  scanlab_add_cli_case(${program} ${section} unknown_algorithm 2 "unknown --algorithm 'magic'"
+                       --algorithm magic)
+  scanlab_add_cli_case(${program} ${section} too_large_for_memory 2 "(needs [0-9.]+ GiB|more than)"
+                       --backend cpu --n 200000000000 --reps 0)
+  if(SCANLAB_HAVE_CUDA)
+    set(SCANLAB_CLI_EXTRA -DGPU_MAY_ACCEPT=ON)
+    scanlab_add_cli_case(${program} ${section} cuda_without_gpu 2
+                         "no CUDA GPU is available here: use --backend cpu" --backend cuda --reps 0)
+  endif()
+endfunction()
+
+# gtest_discover_tests with several labels. Its PROPERTIES argument cannot carry a list (only the first
+# label would survive), so the labels are set by a second ctest include file that runs after the
+# discovered tests are known (TEST_LIST names the variable that holds them).
+function(scanlab_discover_tests target)
+  cmake_parse_arguments(D "" "PREFIX;TIMEOUT" "LABELS" ${ARGN})
+  if(NOT D_TIMEOUT)
+    set(D_TIMEOUT ${SCANLAB_TEST_TIMEOUT})
+  endif()
+  gtest_discover_tests(${target} TEST_PREFIX "${D_PREFIX}" DISCOVERY_TIMEOUT 60
+                       TEST_LIST ${target}_tests PROPERTIES TIMEOUT ${D_TIMEOUT})
+  set(labels_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake")
+  file(WRITE "${labels_file}"
+       "if(${target}_tests)\n"
+       "  set_tests_properties(\${${target}_tests} PROPERTIES LABELS \"${D_LABELS}\")\n"
+       "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${labels_file}")
+endfunction()
+
 function(scanlab_add_section)
   cmake_parse_arguments(S "" "ID;DIR;NAMESPACE" "KERNELS;KERNEL_INCLUDES;MUTANTS" ${ARGN})
   string(REPLACE "." "_" id "${S_ID}")
@@ -99,16 +149,17 @@ function(scanlab_add_section)
         target_link_libraries(${test_exe} PRIVATE scanlab::testing GTest::gtest_main)
         scanlab_link_kernels(${test_exe} ${lib})
         target_compile_definitions(${test_exe} PRIVATE "SCANLAB_SOURCE_HINT=\"${hint}\"")
-        gtest_discover_tests(${test_exe}
-          TEST_PREFIX "${S_ID}.${source}.${backend}."
-          DISCOVERY_TIMEOUT 60
-          PROPERTIES LABELS "${S_ID};${backend};${source}" TIMEOUT ${SCANLAB_TEST_TIMEOUT})
+        scanlab_discover_tests(${test_exe} PREFIX "${S_ID}.${source}.${backend}."
+                               LABELS ${S_ID} ${backend} ${source})
       endif()
     endforeach()
 
     add_executable(${program} "${chapter}/main.cpp")
     target_include_directories(${program} PRIVATE "${chapter}")
     scanlab_link_kernels(${program} ${libs})
+    if(SCANLAB_BUILD_TESTS AND source STREQUAL "solution" AND SCANLAB_HAVE_CPU)
+      scanlab_add_cli_tests(${program} ${S_ID})
+    endif()
   endforeach()
 
   # Mutants: the solution with some kernel files replaced by a known-wrong version.

@@ -4,10 +4,12 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <limits>
 #include <optional>
 
 #include "scanlab/error.hpp"
 #include "scanlab/inputs.hpp"
+#include "scanlab/memory.hpp"
 #include "scanlab/options.hpp"
 #include "scanlab/report.hpp"
 #include "scanlab/verify.hpp"
@@ -176,6 +178,14 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
     for (const Algorithm* a : chosen) {
       const std::size_t n = o.n ? *o.n : (a->max_n ? std::min(info.default_n, a->max_n) : info.default_n);
       const ScanProblem problem{o.type, o.op, o.kind, n, o.in_place};
+      // Host memory first, before anything is allocated: input, output and the double-precision
+      // reference the check builds, plus the "device" buffers when the device is this CPU.
+      const std::size_t per_element = 2 * size_of(o.type) + sizeof(double) +
+                                      (table.backend == Backend::cpu ? 2 * size_of(o.type) : 0);
+      if (n > std::numeric_limits<std::size_t>::max() / per_element) {
+        throw UsageError("n = " + std::to_string(n) + " is more than any memory holds: choose a smaller --n");
+      }
+      check_fits(n * per_element, available_host_memory(), "host memory");
       const HostArray input = make_input(o.type, o.op, n, o.seed);
       HostArray output(o.type, n);
       RunRequest request{problem, input.data(), output.data(), 0, o.trace};

@@ -8,6 +8,11 @@
 /// to let the cpu backend print a shared array after every barrier (`--trace`).
 #pragma once
 
+#if defined(SCANLAB_OPS_INCLUDED)
+// ops.hpp decides at inclusion whether operator calls are counted, which needs the backend chosen here.
+#error "include scanlab/kernel.hpp before scanlab/ops.hpp (or any header that includes it)"
+#endif
+
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>
 #include <cassert>

@@ -14,10 +14,13 @@
 #include <type_traits>
 #include <utility>
 
+// kernel.hpp first: it picks the backend, which decides whether ops.hpp counts operator calls.
+#include "scanlab/kernel.hpp"
+// (blank line keeps clang-format from sorting it below the others)
+
 #include "scanlab/algorithm.hpp"
 #include "scanlab/dispatch.hpp"
 #include "scanlab/error.hpp"
-#include "scanlab/kernel.hpp"
 #include "scanlab/memory.hpp"
 
 #if defined(SCANLAB_BACKEND_CPU)

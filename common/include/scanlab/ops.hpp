@@ -23,6 +23,9 @@
 
 #include "scanlab/types.hpp"
 
+/// Set once ops.hpp is in; kernel.hpp refuses to come after it (see there).
+#define SCANLAB_OPS_INCLUDED 1
+
 #if !defined(SCANLAB_HD)
 #if defined(__CUDACC__)
 #define SCANLAB_HD __host__ __device__ __forceinline__

@@ -62,6 +62,8 @@ const dim3& grid_dim();
 // Sync points. Each may switch to another fiber.
 void syncthreads(Where where);
 int syncthreads_count(int predicate, Where where);   // count of threads whose predicate != 0
+int syncthreads_and(int predicate, Where where);     // 1 if every waiting thread's predicate != 0
+int syncthreads_or(int predicate, Where where);      // 1 if any waiting thread's predicate != 0
 void syncwarp(unsigned mask, Where where);
 
 enum class Shfl { idx, up, down, bfly };
@@ -76,6 +78,9 @@ unsigned active_mask();
 /// Called by every atomic and fence: lets the scheduler run other threads (see the file comment).
 void memory_point(Where where);
 void threadfence(Where where);
+/// Called by an atomic that changed memory: that is progress, as far as the watchdog is concerned
+/// (a spin loop's `atomicAdd(&flag, 0)` changes nothing, so it is not).
+void memory_changed();
 
 /// Counted by the scan operators (scanlab/ops.hpp) on every application.
 void count_op();
@@ -109,12 +114,12 @@ inline void __syncthreads(std::source_location w = std::source_location::current
 inline int __syncthreads_count(int p, std::source_location w = std::source_location::current()) {
   return ::scanlab::emu::detail::syncthreads_count(p, w);
 }
+// (Threads that exited do not take part, as on a GPU, so these are not derived from blockDim.)
 inline int __syncthreads_and(int p, std::source_location w = std::source_location::current()) {
-  return ::scanlab::emu::detail::syncthreads_count(p != 0, w) ==
-         static_cast<int>(blockDim.x * blockDim.y * blockDim.z);
+  return ::scanlab::emu::detail::syncthreads_and(p, w);
 }
 inline int __syncthreads_or(int p, std::source_location w = std::source_location::current()) {
-  return ::scanlab::emu::detail::syncthreads_count(p != 0, w) > 0;
+  return ::scanlab::emu::detail::syncthreads_or(p, w);
 }
 inline void __syncwarp(unsigned mask = 0xffffffffu,
                        std::source_location w = std::source_location::current()) {
@@ -165,21 +170,36 @@ inline std::atomic_ref<T> atomic_at(T* address, Where where) {
 }
 }  // namespace scanlab::emu::detail
 
+namespace scanlab::emu::detail {
+/// Tells the watchdog when an atomic changed memory (progress); see memory_changed().
+inline void note_change(bool changed) {
+  if (changed) memory_changed();
+}
+}  // namespace scanlab::emu::detail
+
 template <class T>
 inline T atomicAdd(T* a, T v, std::source_location w = std::source_location::current()) {
-  return ::scanlab::emu::detail::atomic_at(a, w).fetch_add(v);
+  T old = ::scanlab::emu::detail::atomic_at(a, w).fetch_add(v);
+  ::scanlab::emu::detail::note_change(v != T(0));
+  return old;
 }
 template <class T>
 inline T atomicSub(T* a, T v, std::source_location w = std::source_location::current()) {
-  return ::scanlab::emu::detail::atomic_at(a, w).fetch_sub(v);
+  T old = ::scanlab::emu::detail::atomic_at(a, w).fetch_sub(v);
+  ::scanlab::emu::detail::note_change(v != T(0));
+  return old;
 }
 template <class T>
 inline T atomicExch(T* a, T v, std::source_location w = std::source_location::current()) {
-  return ::scanlab::emu::detail::atomic_at(a, w).exchange(v);
+  T old = ::scanlab::emu::detail::atomic_at(a, w).exchange(v);
+  ::scanlab::emu::detail::note_change(!(old == v));
+  return old;
 }
 template <class T>
 inline T atomicCAS(T* a, T compare, T v, std::source_location w = std::source_location::current()) {
-  ::scanlab::emu::detail::atomic_at(a, w).compare_exchange_strong(compare, v);
+  const T expected = compare;
+  const bool swapped = ::scanlab::emu::detail::atomic_at(a, w).compare_exchange_strong(compare, v);
+  ::scanlab::emu::detail::note_change(swapped && !(expected == v));
   return compare;  // the old value, whether or not the swap happened
 }
 template <class T>
@@ -188,6 +208,7 @@ inline T atomicMax(T* a, T v, std::source_location w = std::source_location::cur
   T old = ref.load();
   while (old < v && !ref.compare_exchange_weak(old, v)) {
   }
+  ::scanlab::emu::detail::note_change(old < v);
   return old;
 }
 template <class T>
@@ -196,6 +217,28 @@ inline T atomicMin(T* a, T v, std::source_location w = std::source_location::cur
   T old = ref.load();
   while (v < old && !ref.compare_exchange_weak(old, v)) {
   }
+  ::scanlab::emu::detail::note_change(v < old);
+  return old;
+}
+template <class T>
+inline T atomicAnd(T* a, T v, std::source_location w = std::source_location::current()) {
+  static_assert(std::is_integral_v<T>, "atomicAnd needs an integer type");
+  T old = ::scanlab::emu::detail::atomic_at(a, w).fetch_and(v);
+  ::scanlab::emu::detail::note_change((old & v) != old);
+  return old;
+}
+template <class T>
+inline T atomicOr(T* a, T v, std::source_location w = std::source_location::current()) {
+  static_assert(std::is_integral_v<T>, "atomicOr needs an integer type");
+  T old = ::scanlab::emu::detail::atomic_at(a, w).fetch_or(v);
+  ::scanlab::emu::detail::note_change((old | v) != old);
+  return old;
+}
+template <class T>
+inline T atomicXor(T* a, T v, std::source_location w = std::source_location::current()) {
+  static_assert(std::is_integral_v<T>, "atomicXor needs an integer type");
+  T old = ::scanlab::emu::detail::atomic_at(a, w).fetch_xor(v);
+  ::scanlab::emu::detail::note_change(v != T(0));
   return old;
 }
 /// CUDA's atomicInc: old >= limit ? 0 : old + 1, stored; returns old.
@@ -205,6 +248,17 @@ inline unsigned atomicInc(unsigned* a, unsigned limit,
   unsigned old = ref.load();
   while (!ref.compare_exchange_weak(old, old >= limit ? 0u : old + 1u)) {
   }
+  ::scanlab::emu::detail::note_change(old != (old >= limit ? 0u : old + 1u));
+  return old;
+}
+/// CUDA's atomicDec: (old == 0 || old > limit) ? limit : old - 1, stored; returns old.
+inline unsigned atomicDec(unsigned* a, unsigned limit,
+                          std::source_location w = std::source_location::current()) {
+  auto ref = ::scanlab::emu::detail::atomic_at(a, w);
+  unsigned old = ref.load();
+  while (!ref.compare_exchange_weak(old, (old == 0u || old > limit) ? limit : old - 1u)) {
+  }
+  ::scanlab::emu::detail::note_change(old != ((old == 0u || old > limit) ? limit : old - 1u));
   return old;
 }
 

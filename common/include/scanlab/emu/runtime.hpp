@@ -37,12 +37,15 @@ const char* order_name(Order order);
 struct Settings {
   Order block_order = Order::forward;
   Order thread_order = Order::forward;
-  std::uint64_t seed = 1;            ///< seed of the random orders; printed with every random launch
+  std::uint64_t seed = 1;            ///< seed of the random orders; printed (once per seed) when used
   unsigned workers = 1;              ///< OS threads that run blocks; 1 = deterministic
   std::size_t stack_bytes = 64 * 1024; ///< per fiber, plus a guard page below
   double watchdog_seconds = 10.0;    ///< a launch with no progress for this long fails
   bool trace = false;                ///< record arrays registered with trace_shared after each barrier
   unsigned trace_max_blocks = 1;     ///< trace only the first blocks (by linear index)
+  /// ThreadSanitizer builds only: run fibers unordered and make every barrier and warp rendezvous a
+  /// release/acquire, so TSan reports races on shared and global memory (env SCANLAB_EMU_TSAN_RACES=1).
+  bool tsan_races = false;
 };
 
 /// The current settings (mutable). Not thread-safe: change them between launches only.
@@ -72,6 +75,14 @@ std::vector<LaunchStats> take_stats();
 /// Every byte of shared memory is filled with this at block start (the harness poisons output
 /// buffers with the same byte), so a value nothing wrote is recognisable.
 using ::scanlab::kPoisonByte;
+
+/// The exit status of a process the emulator stops because a kernel thread spun for longer than the
+/// watchdog time without reaching any scheduling point (a spin on a plain or volatile variable cannot
+/// be preempted by a cooperative scheduler, so it cannot be turned into a LaunchError).
+inline constexpr int kWatchdogExitCode = 124;
+
+/// Largest number of threads in one block, as on every current GPU.
+inline constexpr unsigned kMaxBlockThreads = 1024;
 
 /// Measures the cost of one fiber switch (resume and return) with pooled stacks, in nanoseconds.
 double measure_switch_ns(std::size_t switches);

@@ -1,0 +1,27 @@
+# Runs a program with bad input and checks that it fails the way scanlab promises: the expected exit
+# status, and on stderr exactly one line that matches EXPECT (what is wrong and what to do).
+#   cmake -DPROGRAM=<exe> "-DARGS=a,b" -DRC=2 "-DEXPECT=regex" [-DGPU_MAY_ACCEPT=ON] -P expect_cli.cmake
+# GPU_MAY_ACCEPT: the input is only bad without a GPU (--backend cuda); where one is present, exit 0
+# is right too.
+string(REPLACE "," ";" ARGS "${ARGS}")
+execute_process(COMMAND "${PROGRAM}" ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+                TIMEOUT 120)
+if(GPU_MAY_ACCEPT AND rc EQUAL 0)
+  execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE smi_rc OUTPUT_QUIET ERROR_QUIET)
+  if(smi_rc EQUAL 0)
+    message(STATUS "a GPU is present, so the program rightly accepted: ${ARGS}")
+    return()
+  endif()
+endif()
+string(STRIP "${err}" err_stripped)
+string(FIND "${err_stripped}" "\n" newline)
+if(NOT rc STREQUAL "${RC}")
+  message(FATAL_ERROR "'${ARGS}': expected exit status ${RC}, got ${rc}\nstdout: ${out}\nstderr: ${err}")
+endif()
+if(NOT newline EQUAL -1)
+  message(FATAL_ERROR "'${ARGS}': expected one line on stderr, got:\n${err}")
+endif()
+if(NOT err_stripped MATCHES "${EXPECT}")
+  message(FATAL_ERROR "'${ARGS}': stderr does not match '${EXPECT}':\n${err}")
+endif()
+message(STATUS "'${ARGS}' -> exit ${rc}: ${err_stripped}")

@@ -1,0 +1,383 @@
+// One block of a launch: its CUDA threads on fibers, and the scheduler that runs them.
+//
+// The scheduler runs on the worker's own stack. It takes a thread from the run queue and resumes
+// its fiber; the thread runs kernel code until it reaches a sync point (a barrier, a warp operation,
+// an atomic or fence) or exits, and switches back. The scheduler then decides what that means:
+//   - exited: one thread fewer to wait for at barriers;
+//   - barrier: counted; when every thread that has not exited waits at the same barrier, the barrier
+//     completes and they all go back to the run queue (in the thread order of the settings);
+//   - warp operation: when every lane named in the mask has arrived, the operation is computed and
+//     those lanes go back to the run queue;
+//   - memory point: straight back to the end of the run queue, so a spinning thread lets the others
+//     run (and the watchdog looks at the clock now and then).
+// If the run queue is empty while threads still wait, nothing can ever wake them: the launch fails
+// with a report of who waits where, instead of hanging.
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "internal.hpp"
+
+#if defined(SCANLAB_EMU_ASAN)
+#include <sanitizer/common_interface_defs.h>
+#endif
+#if defined(SCANLAB_EMU_TSAN)
+#include <sanitizer/tsan_interface.h>
+#endif
+
+namespace scanlab::emu::impl {
+
+// ---- setup and teardown -------------------------------------------------------------------------
+
+void Block::run(Launch& launch, unsigned linear, BlockRecord& record) {
+  launch_ = &launch;
+  record_ = &record;
+  linear_ = linear;
+  count_ = launch.block.count();
+  idx = launch.block_coordinates(linear);
+  dim = dim3(launch.block.x, launch.block.y, launch.block.z);
+  grid_dim = dim3(launch.grid.x, launch.grid.y, launch.grid.z);
+  error_.clear();
+  diverged_ = false;
+  barriers_done_ = 0;
+  at_barrier_ = 0;
+  traced_.clear();
+  trace_on_ = launch.settings.trace && linear < launch.settings.trace_max_blocks;
+  rng_.seed(launch.settings.seed ^ (0x9E3779B97F4A7C15ull * (linear + 1ull)));
+  spins_since_check_ = 0;
+  last_progress_ = launch.progress();
+  last_progress_time_ = std::chrono::steady_clock::now();
+
+  worker_.poison_shared_memory(launch.dynamic_shared_bytes);
+  start_threads();
+  worker_.busy.store(true, std::memory_order_relaxed);
+  schedule();
+  worker_.busy.store(false, std::memory_order_relaxed);
+
+  if (!error_.empty() || live_ > 0) {  // failed here, or abandoned because another block failed
+    abandon_threads();
+    if (!error_.empty()) throw LaunchError(error_);
+    return;
+  }
+  destroy_sanitizer_fibers();
+  close_interval();
+  if (trace_on_) record_trace("end of block");
+  worker_.bump_progress();
+}
+
+void Block::start_threads() {
+  const unsigned dx = dim.x, dxy = dim.x * dim.y;
+  for (unsigned i = 0; i < count_; ++i) {
+    CudaThread& t = threads_[i];
+    t.idx = uint3{i % dx, (i / dx) % dim.y, i / dxy};
+    t.linear = i;
+    t.state = State::runnable;
+    t.spinning = t.parked = false;
+    t.ops = 0;
+    t.where = Where{};
+    t.block = this;
+    // The fiber's record and stack live in pooled memory: creating one allocates nothing.
+    const ctx::stack_context sc = worker_.stacks.context(i);
+    t.fiber = ctx::fiber(std::allocator_arg, ctx::preallocated(sc.sp, sc.size, sc), PooledStack{},
+                         [this, &t](ctx::fiber&& scheduler) { return thread_main(t, std::move(scheduler)); });
+#if defined(SCANLAB_EMU_ASAN)
+    t.stack_bottom = static_cast<char*>(sc.sp) - sc.size;
+    t.stack_size = sc.size;
+#endif
+#if defined(SCANLAB_EMU_TSAN)
+    t.tsan_fiber = __tsan_create_fiber(0);
+    t.sync_generation = 0;
+#endif
+  }
+  for (unsigned w = 0; w * kWarpSize < count_; ++w) {
+    const unsigned lanes = std::min(kWarpSize, count_ - w * kWarpSize);
+    warps_[w] = WarpState{};
+    warps_[w].exists = lanes == kWarpSize ? ~0u : (1u << lanes) - 1u;
+  }
+  live_ = count_;
+  head_ = size_ = 0;
+  order_scratch_.clear();
+  for (unsigned i = 0; i < count_; ++i) order_scratch_.push_back(i);
+  enqueue(order_scratch_);
+}
+
+/// After an error: ends every fiber that has not finished. Destroying a suspended Boost fiber
+/// unwinds its stack (destructors run), so its pooled stack can be reused by the next block.
+void Block::abandon_threads() {
+  for (unsigned i = 0; i < count_; ++i) {
+    CudaThread& t = threads_[i];
+    if (t.fiber) {
+#if defined(SCANLAB_EMU_TSAN)
+      __tsan_switch_to_fiber(t.tsan_fiber, 0);
+#endif
+      t.fiber = ctx::fiber{};
+#if defined(SCANLAB_EMU_TSAN)
+      __tsan_switch_to_fiber(worker_.tsan_scheduler, 0);
+#endif
+    }
+    t.state = State::exited;
+  }
+  live_ = 0;
+  size_ = 0;
+  destroy_sanitizer_fibers();
+}
+
+void Block::destroy_sanitizer_fibers() {
+#if defined(SCANLAB_EMU_TSAN)
+  for (unsigned i = 0; i < count_; ++i) {
+    if (threads_[i].tsan_fiber) __tsan_destroy_fiber(threads_[i].tsan_fiber);
+    threads_[i].tsan_fiber = nullptr;
+  }
+#endif
+}
+
+/// The whole life of one CUDA thread, on its own fiber.
+ctx::fiber Block::thread_main(CudaThread& t, ctx::fiber&& scheduler) {
+  worker_.scheduler = std::move(scheduler);
+  arrived_on_fiber(t);
+  try {
+    (*launch_->body)();
+  } catch (const ctx::detail::forced_unwind&) {
+    throw;  // the block is being abandoned: Boost unwinds this stack
+  } catch (const std::exception& e) {
+    fail(thread_name(t.linear) + ": " + e.what());
+  } catch (...) {
+    fail(thread_name(t.linear) + ": threw an exception that is not a std::exception");
+  }
+  t.state = State::exited;
+#if defined(SCANLAB_EMU_ASAN)
+  __sanitizer_start_switch_fiber(nullptr, worker_.scheduler_stack_bottom, worker_.scheduler_stack_size);
+#endif
+#if defined(SCANLAB_EMU_TSAN)
+  __tsan_switch_to_fiber(worker_.tsan_scheduler, tsan_switch_flags());
+#endif
+  return std::move(worker_.scheduler);
+}
+
+// ---- switching ----------------------------------------------------------------------------------
+// Two switches per sync point: scheduler -> thread (resume) and thread -> scheduler (yield). The
+// sanitizer calls tell ASan and TSan that the stack changed; they compile to nothing otherwise.
+
+#if defined(SCANLAB_EMU_TSAN)
+int Block::tsan_switch_flags() const {
+  // Race mode: fibers are unordered; only barriers and warp operations order them (see barrier()).
+  return launch_->settings.tsan_races ? __tsan_switch_to_fiber_no_sync : 0;
+}
+#endif
+
+void Block::resume(CudaThread& t) {
+  tls_thread = &t;
+  worker_.current_thread.store(t.linear, std::memory_order_relaxed);
+  worker_.bump_heartbeat();
+#if defined(SCANLAB_EMU_ASAN)
+  __sanitizer_start_switch_fiber(&worker_.asan_fake_stack, t.stack_bottom, t.stack_size);
+#endif
+#if defined(SCANLAB_EMU_TSAN)
+  __tsan_switch_to_fiber(t.tsan_fiber, tsan_switch_flags());
+#endif
+  t.fiber = std::move(t.fiber).resume();
+#if defined(SCANLAB_EMU_ASAN)
+  __sanitizer_finish_switch_fiber(worker_.asan_fake_stack, nullptr, nullptr);
+#endif
+  tls_thread = nullptr;
+}
+
+void Block::yield(CudaThread& t) {
+#if defined(SCANLAB_EMU_ASAN)
+  __sanitizer_start_switch_fiber(&t.asan_fake_stack, worker_.scheduler_stack_bottom,
+                                 worker_.scheduler_stack_size);
+#endif
+#if defined(SCANLAB_EMU_TSAN)
+  __tsan_switch_to_fiber(worker_.tsan_scheduler, tsan_switch_flags());
+#endif
+  worker_.scheduler = std::move(worker_.scheduler).resume();
+  arrived_on_fiber(t);
+}
+
+void Block::arrived_on_fiber([[maybe_unused]] CudaThread& t) {
+#if defined(SCANLAB_EMU_ASAN)
+  __sanitizer_finish_switch_fiber(t.asan_fake_stack, &worker_.scheduler_stack_bottom,
+                                  &worker_.scheduler_stack_size);
+#endif
+}
+
+// ---- what kernel code calls (on the thread's fiber) ---------------------------------------------
+
+void Block::barrier(CudaThread& t, BarrierKind kind, int predicate, Where where) {
+  t.state = State::barrier;
+  t.barrier_kind = kind;
+  t.predicate = predicate != 0;
+  t.where = where;
+#if defined(SCANLAB_EMU_TSAN)
+  const std::uint64_t generation = barrier_generation_;
+  __tsan_release(&barrier_sync_[generation & 1]);
+  yield(t);
+  __tsan_acquire(&barrier_sync_[generation & 1]);
+#else
+  yield(t);
+#endif
+}
+
+void Block::warp_op(CudaThread& t, const WarpCall& call, Where where) {
+  t.warp = call;
+  t.where = where;
+  t.state = State::warp;
+#if defined(SCANLAB_EMU_TSAN)
+  WarpState& w = warps_[t.linear / kWarpSize];
+  const std::uint64_t generation = w.generation;
+  __tsan_release(&w.sync[generation & 1]);
+  yield(t);
+  __tsan_acquire(&w.sync[generation & 1]);
+#else
+  yield(t);
+#endif
+}
+
+void Block::memory_point(CudaThread& t, Where where) {
+  t.where = where;
+  t.spinning = true;
+  yield(t);  // state stays runnable: the scheduler puts it at the end of the run queue
+}
+
+unsigned Block::active_mask(const CudaThread& t) const {
+  const WarpState& w = warps_[t.linear / kWarpSize];
+  return w.exists & ~w.exited;
+}
+
+void Block::register_trace(const char* name, const void* data, std::size_t count, std::size_t size,
+                           detail::FormatFn format) {
+  if (!trace_on_) return;
+  for (TraceArray& a : traced_) {
+    if (a.name == name) return;  // every thread registers; the first one counts
+  }
+  traced_.push_back(TraceArray{name, data, count, size, format});
+}
+
+// ---- the scheduler ------------------------------------------------------------------------------
+
+void Block::schedule() {
+  for (;;) {
+    if (!error_.empty() || launch_->failed.load(std::memory_order_relaxed)) return;
+    if (size_ == 0) {
+      if (live_ == 0) return;  // the block is done
+      if (at_barrier_ == live_ && !diverged_) {
+        complete_barrier();
+        continue;
+      }
+      fail(stuck_report());  // nobody can run, and nothing can wake anybody
+      return;
+    }
+    CudaThread& t = threads_[pop()];
+    resume(t);
+    after_switch(t);
+  }
+}
+
+void Block::after_switch(CudaThread& t) {
+  switch (t.state) {
+    case State::exited: on_exit(t); break;
+    case State::barrier: on_barrier(t); break;
+    case State::warp: on_warp(t); break;
+    case State::runnable: on_memory_point(t); break;
+  }
+}
+
+void Block::on_exit(CudaThread& t) {
+  --live_;
+  t.spinning = false;
+  worker_.bump_progress();
+  const unsigned warp = t.linear / kWarpSize, bit = 1u << (t.linear % kWarpSize);
+  WarpState& w = warps_[warp];
+  w.exited |= bit;
+  // Lanes waiting in a rendezvous that names this one can never complete.
+  for (unsigned waiting = w.waiting; waiting != 0; waiting &= waiting - 1) {
+    const CudaThread& other = threads_[warp * kWarpSize + std::countr_zero(waiting)];
+    if (other.warp.mask & bit) {
+      fail(thread_name(t.linear) + " exited, but " + waiting_group(other) + " for it (a lane named in the mask must call the same warp operation)");
+      return;
+    }
+  }
+}
+
+void Block::on_barrier(CudaThread& t) {
+  t.spinning = false;
+  if (at_barrier_++ == 0) {
+    barrier_where_ = t.where;
+  } else if (!same_place(t.where, barrier_where_)) {
+    diverged_ = true;  // reported once nobody can run any more, with every group
+  }
+}
+
+void Block::on_memory_point(CudaThread& t) {
+  if (diverged_) {
+    t.parked = true;  // the block cannot finish anyway; don't let a spinner keep it busy
+    return;
+  }
+  push(t.linear);
+  // Reading the clock costs about as much as a switch: look only now and then.
+  if (++spins_since_check_ >= 256) {
+    spins_since_check_ = 0;
+    check_watchdog();
+  }
+}
+
+void Block::complete_barrier() {
+  close_interval();
+  if (trace_on_) record_trace(where_text(barrier_where_));
+  int count = 0;
+  for (unsigned i = 0; i < count_; ++i) {
+    if (threads_[i].state == State::barrier) count += threads_[i].predicate;
+  }
+  order_scratch_.clear();
+  for (unsigned i = 0; i < count_; ++i) {
+    CudaThread& t = threads_[i];
+    if (t.state != State::barrier) continue;
+    switch (t.barrier_kind) {
+      case BarrierKind::plain: t.barrier_result = 0; break;
+      case BarrierKind::count: t.barrier_result = count; break;
+      case BarrierKind::all: t.barrier_result = count == static_cast<int>(at_barrier_); break;
+      case BarrierKind::any: t.barrier_result = count > 0; break;
+    }
+    t.state = State::runnable;
+    order_scratch_.push_back(i);
+  }
+  at_barrier_ = 0;
+  ++barriers_done_;
+#if defined(SCANLAB_EMU_TSAN)
+  ++barrier_generation_;
+#endif
+  worker_.bump_progress();
+  enqueue(order_scratch_);
+}
+
+/// Puts `ids` (ascending) into the run queue in the thread order of the settings.
+void Block::enqueue(std::vector<unsigned>& ids) {
+  switch (launch_->settings.thread_order) {
+    case Order::forward: break;
+    case Order::reverse: std::reverse(ids.begin(), ids.end()); break;
+    case Order::random: std::shuffle(ids.begin(), ids.end(), rng_); break;
+  }
+  for (unsigned id : ids) push(id);
+}
+
+void Block::check_watchdog() {
+  const double limit = launch_->settings.watchdog_seconds;
+  if (limit <= 0) return;
+  const auto now = std::chrono::steady_clock::now();
+  const std::uint64_t progress = launch_->progress();
+  if (progress != last_progress_) {
+    last_progress_ = progress;
+    last_progress_time_ = now;
+    return;
+  }
+  const double idle = std::chrono::duration<double>(now - last_progress_time_).count();
+  if (idle < limit) return;
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.3g", idle);
+  fail(std::string("watchdog: no progress for ") + seconds +
+       " s (no barrier completed, no thread finished, no atomic changed memory) while " +
+       spinner_report() +
+       ". If it waits for another block: CUDA does not promise any order or concurrency of blocks");
+}
+
+}  // namespace scanlab::emu::impl

@@ -1,0 +1,159 @@
+// What a block records (operator counts per barrier interval, traces of shared arrays) and how it
+// describes itself in error messages.
+#include <bit>
+#include <cstring>
+
+#include "internal.hpp"
+
+namespace scanlab::emu::impl {
+
+// ---- instrumentation ----------------------------------------------------------------------------
+
+/// Ends the current barrier interval: sums every thread's operator count (threads that exited during
+/// the interval included) and starts the next interval at zero.
+void Block::close_interval() {
+  IntervalStats s;
+  s.block = linear_;
+  std::uint32_t warps = 0;  // a bit per warp; 1024 threads = 32 warps
+  for (unsigned i = 0; i < count_; ++i) {
+    CudaThread& t = threads_[i];
+    if (t.ops == 0) continue;
+    ++s.threads_applying;
+    warps |= 1u << (i / kWarpSize);
+    s.ops += t.ops;
+    s.max_ops_per_thread = std::max(s.max_ops_per_thread, t.ops);
+    t.ops = 0;
+  }
+  s.warps_applying = static_cast<std::uint32_t>(std::popcount(warps));
+  record_->intervals.push_back(s);
+  record_->ops += s.ops;
+}
+
+void Block::record_trace(const std::string& where) {
+  char buffer[64];
+  for (const TraceArray& a : traced_) {
+    TraceFrame frame;
+    frame.block = linear_;
+    frame.step = barriers_done_;
+    frame.name = a.name;
+    frame.where = where;
+    frame.values.reserve(a.count);
+    const auto* bytes = static_cast<const unsigned char*>(a.data);
+    for (std::size_t i = 0; i < a.count; ++i) {
+      const unsigned char* element = bytes + i * a.element_size;
+      bool poison = true;
+      for (std::size_t b = 0; b < a.element_size; ++b) poison = poison && element[b] == kPoisonByte;
+      if (poison) {
+        frame.values.emplace_back("?");
+      } else {
+        a.format(element, buffer, sizeof buffer);
+        frame.values.emplace_back(buffer);
+      }
+    }
+    record_->trace.push_back(std::move(frame));
+  }
+}
+
+// ---- messages -----------------------------------------------------------------------------------
+
+void Block::fail(const std::string& what) {
+  if (error_.empty()) error_ = "kernel '" + std::string(launch_->kernel) + "', " + block_name() + ": " + what;
+}
+
+std::string Block::block_name() const {
+  if (grid_dim.y == 1 && grid_dim.z == 1) return "block " + std::to_string(idx.x);
+  return "block (" + std::to_string(idx.x) + "," + std::to_string(idx.y) + "," + std::to_string(idx.z) + ")";
+}
+
+std::string Block::thread_name(unsigned linear) const {
+  std::string name = "thread " + std::to_string(linear);
+  if (dim.y == 1 && dim.z == 1) return name;
+  const uint3& i = threads_[linear].idx;
+  return name + " (" + std::to_string(i.x) + "," + std::to_string(i.y) + "," + std::to_string(i.z) + ")";
+}
+
+namespace {
+
+/// Threads grouped by what they wait for, in order of first appearance.
+struct Groups {
+  std::vector<std::pair<std::string, std::vector<unsigned>>> items;
+  void add(const std::string& key, unsigned id) {
+    for (auto& [k, ids] : items) {
+      if (k == key) {
+        ids.push_back(id);
+        return;
+      }
+    }
+    items.push_back({key, {id}});
+  }
+  std::string text() const {
+    std::string out;
+    for (const auto& [key, ids] : items) {
+      if (!out.empty()) out += "; ";
+      out += thread_list(ids) + (ids.size() == 1 ? " waits " : " wait ") + key;
+    }
+    return out;
+  }
+};
+
+const char* barrier_name(BarrierKind kind) {
+  switch (kind) {
+    case BarrierKind::plain: return "__syncthreads()";
+    case BarrierKind::count: return "__syncthreads_count()";
+    case BarrierKind::all: return "__syncthreads_and()";
+    case BarrierKind::any: return "__syncthreads_or()";
+  }
+  return "?";
+}
+
+}  // namespace
+
+/// Nobody can run: says who waits where. Called with an empty run queue.
+std::string Block::stuck_report() const {
+  Groups groups;
+  bool in_warp_ops = false;
+  for (unsigned i = 0; i < count_; ++i) {
+    const CudaThread& t = threads_[i];
+    if (t.state == State::barrier) {
+      groups.add(std::string("at ") + barrier_name(t.barrier_kind) + " at " + where_text(t.where), i);
+    } else if (t.state == State::warp) {
+      in_warp_ops = true;
+      const WarpState& w = warps_[i / kWarpSize];
+      const unsigned missing = t.warp.mask & w.exists & ~w.waiting;
+      groups.add(std::string("in ") + warp_op_name(t.warp.op) + " at " + where_text(t.where) + " (mask " +
+                     hex_mask(t.warp.mask) + ") for " + lanes_text(i / kWarpSize, missing),
+                 i);
+    } else if (t.state == State::runnable && t.parked) {
+      groups.add("spinning on an atomic at " + where_text(t.where), i);
+    }
+  }
+  if (diverged_ && !in_warp_ops) {
+    return "barrier divergence: " + groups.text() +
+           ". Every thread that has not exited must wait at the same __syncthreads()";
+  }
+  return "deadlock: " + groups.text() + "; no thread can continue";
+}
+
+/// "threads 0-3 spin at domino.cuh:31": the threads whose last sync point was an atomic or fence.
+std::string Block::spinner_report() const {
+  Groups places;
+  for (unsigned i = 0; i < count_; ++i) {
+    const CudaThread& t = threads_[i];
+    if (t.state == State::runnable && t.spinning) places.add("at an atomic or fence at " + where_text(t.where), i);
+  }
+  std::string text;
+  for (const auto& [key, ids] : places.items) {
+    if (!text.empty()) text += "; ";
+    text += thread_list(ids) + (ids.size() == 1 ? " spins " : " spin ") + key;
+  }
+  return text.empty() ? "threads run without completing anything" : text;
+}
+
+std::string Block::running_report(unsigned linear) const {
+  std::string text = "kernel '" + std::string(launch_->kernel) + "', " + block_name() + ", " + thread_name(linear);
+  const Where& w = threads_[linear].where;
+  if (w.line() != 0) text += " (its last sync point: " + where_text(w) + ")";
+  return text;
+}
+
+}  // namespace scanlab::emu::impl

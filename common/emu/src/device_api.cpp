@@ -1,0 +1,145 @@
+// The functions cuda_shim.hpp forwards to: what kernel code calls for threadIdx, __syncthreads(),
+// shuffles, atomics... They live here, in libscanlab_emu.so, never inline in a header: the kernel's
+// library must hold no thread-local state of the emulator (its TLS is poisoned at every block start).
+#include <atomic>
+#include <stdexcept>
+
+#include "internal.hpp"
+
+namespace scanlab::emu::detail {
+
+using impl::BarrierKind;
+using impl::tls_thread;
+using impl::WarpCall;
+using impl::WarpOp;
+
+namespace {
+
+const uint3 kZero{0, 0, 0};
+const dim3 kOne{1, 1, 1};
+
+/// The calling CUDA thread; barriers and warp operations make no sense outside a kernel.
+impl::CudaThread& current(const char* what) {
+  if (tls_thread == nullptr) throw std::logic_error(std::string(what) + " called outside a kernel");
+  return *tls_thread;
+}
+
+WarpOp shuffle_op(Shfl kind) {
+  switch (kind) {
+    case Shfl::idx: return WarpOp::shfl_idx;
+    case Shfl::up: return WarpOp::shfl_up;
+    case Shfl::down: return WarpOp::shfl_down;
+    case Shfl::bfly: return WarpOp::shfl_xor;
+  }
+  return WarpOp::shfl_idx;
+}
+
+WarpOp vote_op(Vote kind) {
+  switch (kind) {
+    case Vote::ballot: return WarpOp::ballot;
+    case Vote::any: return WarpOp::any;
+    case Vote::all: return WarpOp::all;
+  }
+  return WarpOp::ballot;
+}
+
+int barrier(BarrierKind kind, int predicate, Where where) {
+  impl::CudaThread& t = current("__syncthreads");
+  t.block->barrier(t, kind, predicate, where);
+  return t.barrier_result;
+}
+
+}  // namespace
+
+// Outside a launch (host code) the built-ins read as a single thread in a single block.
+const uint3& thread_idx() { return tls_thread ? tls_thread->idx : kZero; }
+const uint3& block_idx() { return tls_thread ? tls_thread->block->idx : kZero; }
+const dim3& block_dim() { return tls_thread ? tls_thread->block->dim : kOne; }
+const dim3& grid_dim() { return tls_thread ? tls_thread->block->grid_dim : kOne; }
+
+void syncthreads(Where where) { barrier(BarrierKind::plain, 0, where); }
+int syncthreads_count(int predicate, Where where) { return barrier(BarrierKind::count, predicate, where); }
+int syncthreads_and(int predicate, Where where) { return barrier(BarrierKind::all, predicate, where); }
+int syncthreads_or(int predicate, Where where) { return barrier(BarrierKind::any, predicate, where); }
+
+void syncwarp(unsigned mask, Where where) {
+  impl::CudaThread& t = current("__syncwarp");
+  WarpCall call;
+  call.op = WarpOp::syncwarp;
+  call.mask = mask;
+  t.block->warp_op(t, call, where);
+}
+
+void shuffle(Shfl kind, unsigned mask, const void* value, std::size_t size, int lane_or_delta, int width,
+             void* out, Where where) {
+  impl::CudaThread& t = current("__shfl_*_sync");
+  WarpCall call;
+  call.op = shuffle_op(kind);
+  call.mask = mask;
+  call.arg = lane_or_delta;
+  call.width = width;
+  call.size = size;
+  call.value = value;
+  call.out = out;
+  t.block->warp_op(t, call, where);
+}
+
+unsigned vote(Vote kind, unsigned mask, int predicate, Where where) {
+  impl::CudaThread& t = current("__ballot_sync/__any_sync/__all_sync");
+  WarpCall call;
+  call.op = vote_op(kind);
+  call.mask = mask;
+  call.predicate = predicate != 0;
+  t.block->warp_op(t, call, where);
+  return t.warp.result;
+}
+
+/// The lanes of the caller's warp that have not exited (the emulator has no finer notion of which
+/// lanes are "converged" at this instant).
+unsigned active_mask() {
+  impl::CudaThread& t = current("__activemask");
+  return t.block->active_mask(t);
+}
+
+void memory_point(Where where) {
+  if (impl::CudaThread* t = tls_thread) t->block->memory_point(*t, where);
+}
+
+void threadfence(Where where) {
+  memory_point(where);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+void memory_changed() {
+  if (impl::CudaThread* t = tls_thread) t->block->worker().bump_progress();
+}
+
+void count_op() {
+  if (impl::CudaThread* t = tls_thread) {
+    ++t->ops;
+    t->block->worker().bump_heartbeat();  // a thread that computes is not stuck (see the monitor)
+  }
+}
+
+void* dynamic_shared_memory() { return tls_thread ? tls_thread->block->dynamic_shared : nullptr; }
+
+void trace_shared(const char* name, const void* data, std::size_t count, std::size_t element_size,
+                  FormatFn format) {
+  if (impl::CudaThread* t = tls_thread) t->block->register_trace(name, data, count, element_size, format);
+}
+
+namespace {
+class AssertionFailed : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+}  // namespace
+
+void assert_fail(const char* expression, const char* file, unsigned line) {
+  std::string place = file ? file : "?";
+  if (auto slash = place.rfind('/'); slash != std::string::npos) place = place.substr(slash + 1);
+  throw AssertionFailed("assertion `" + std::string(expression) + "` failed at " + place + ":" +
+                        std::to_string(line));
+}
+
+}  // namespace scanlab::emu::detail

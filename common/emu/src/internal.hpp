@@ -1,0 +1,367 @@
+// Internal types of scanlab's SIMT emulator. Not installed, not included by kernels.
+//
+// The picture: a launch is split into blocks; a Worker (one OS thread) runs one block at a time;
+// a Block runs each of its CUDA threads on its own fiber (Boost.Context), and its scheduler (the
+// worker's own stack) resumes them one at a time until each reaches a sync point.
+#pragma once
+
+// Boost and the standard library first: cuda_shim.hpp redefines `assert`.
+#include <boost/context/fiber.hpp>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "scanlab/emu/runtime.hpp"
+#include "scanlab/emu/cuda_shim.hpp"
+// The emulator's own code spells the built-ins out; drop the kernel-side macros.
+#undef threadIdx
+#undef blockIdx
+#undef blockDim
+#undef gridDim
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SCANLAB_EMU_ASAN 1
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define SCANLAB_EMU_TSAN 1
+#endif
+
+namespace scanlab::emu::impl {
+
+namespace ctx = boost::context;
+using detail::Where;
+
+constexpr unsigned kWarpSize = 32;
+constexpr unsigned kMaxWarps = kMaxBlockThreads / kWarpSize;
+
+// ---- stacks --------------------------------------------------------------------------------------
+
+/// Fiber stacks of one worker: mmap'ed once, each with a PROT_NONE guard page below it (a stack
+/// overflow faults instead of silently corrupting the neighbour), reused by every block.
+class StackPool {
+ public:
+  StackPool() = default;
+  StackPool(const StackPool&) = delete;
+  StackPool& operator=(const StackPool&) = delete;
+  ~StackPool();
+  /// Makes at least `count` stacks of `bytes` usable bytes available (drops them all if the size
+  /// changed).
+  void reserve(std::size_t count, std::size_t bytes);
+  /// Boost's description of stack `i`: sp is its top (stacks grow down), size its usable bytes.
+  ctx::stack_context context(std::size_t i) const;
+
+ private:
+  void release();
+  std::vector<void*> regions_;  // each: guard page, then the stack
+  std::size_t bytes_ = 0;       // usable bytes per stack (a multiple of the page size)
+  std::vector<unsigned> valgrind_ids_;
+};
+
+/// Boost calls this when a fiber ends; the pool owns the memory, so there is nothing to do.
+struct PooledStack {
+  ctx::stack_context allocate() { return {}; }  // never used: fibers are built on preallocated stacks
+  void deallocate(ctx::stack_context&) noexcept {}
+};
+
+// ---- module thread-local storage (where __shared__ lives) ----------------------------------------
+
+/// This OS thread's instance of the thread-local storage of the module that contains `anchor`.
+struct TlsSpan {
+  void* data = nullptr;
+  std::size_t size = 0;
+};
+TlsSpan find_module_tls(const void* anchor);
+
+// ---- one CUDA thread ----------------------------------------------------------------------------
+
+enum class State : std::uint8_t {
+  runnable,  ///< in the run queue (or running), or parked after a memory point
+  barrier,   ///< waiting at __syncthreads*
+  warp,      ///< waiting in a warp rendezvous
+  exited,
+};
+
+enum class BarrierKind : std::uint8_t { plain, count, all, any };
+
+enum class WarpOp : std::uint8_t { syncwarp, shfl_idx, shfl_up, shfl_down, shfl_xor, ballot, any, all };
+const char* warp_op_name(WarpOp op);
+
+/// What a lane brings to a warp rendezvous. `value` and `out` point into the lane's own (suspended)
+/// stack, which stays valid until the lane resumes.
+struct WarpCall {
+  WarpOp op = WarpOp::syncwarp;
+  unsigned mask = 0;      ///< as given by the kernel
+  int arg = 0;            ///< source lane, delta or xor mask
+  int width = 32;
+  std::size_t size = 0;   ///< bytes of the shuffled value
+  const void* value = nullptr;
+  void* out = nullptr;
+  int predicate = 0;
+  unsigned result = 0;    ///< of a vote
+};
+
+class Block;
+
+struct CudaThread {
+  uint3 idx{};
+  unsigned linear = 0;
+  State state = State::exited;
+  bool spinning = false;   ///< the last sync point it reached was a memory point (atomic, fence)
+  bool parked = false;     ///< a spinner set aside because the block is already known to be stuck
+  BarrierKind barrier_kind = BarrierKind::plain;
+  int predicate = 0;       ///< of __syncthreads_count/and/or
+  int barrier_result = 0;
+  Where where{};           ///< where it waits, or its last memory point
+  std::uint64_t ops = 0;   ///< operator applications in the current barrier interval
+  WarpCall warp{};
+  ctx::fiber fiber;        ///< the suspended thread (empty while it runs, and once it has ended)
+  Block* block = nullptr;
+#if defined(SCANLAB_EMU_ASAN)
+  void* asan_fake_stack = nullptr;
+  const void* stack_bottom = nullptr;
+  std::size_t stack_size = 0;
+#endif
+#if defined(SCANLAB_EMU_TSAN)
+  void* tsan_fiber = nullptr;
+  std::uint64_t sync_generation = 0;
+#endif
+};
+
+/// The CUDA thread running on this OS thread now; null outside kernel code.
+extern thread_local CudaThread* tls_thread __attribute__((tls_model("initial-exec")));
+
+// ---- a launch, shared by the workers that run its blocks ----------------------------------------
+
+struct BlockRecord {
+  std::vector<IntervalStats> intervals;
+  std::vector<TraceFrame> trace;
+  std::uint64_t ops = 0;
+};
+
+class Worker;
+
+struct Launch {
+  const char* kernel = "";
+  Extent3 grid, block;
+  std::size_t dynamic_shared_bytes = 0;
+  const void* module_anchor = nullptr;
+  const std::function<void()>* body = nullptr;
+  Settings settings;
+
+  std::vector<unsigned> sequence;          ///< linear block ids in the order they are started
+  std::atomic<std::size_t> next{0};        ///< next position in `sequence` to start
+  std::vector<BlockRecord> records;        ///< per position in `sequence`
+
+  std::atomic<bool> failed{false};
+  std::mutex mutex;                        ///< guards `error` and `workers`
+  std::string error;                       ///< the first error
+  std::vector<Worker*> workers;
+
+  void fail(const std::string& message);
+  /// Sum of the workers' progress counters: unchanged for the watchdog time means stuck.
+  std::uint64_t progress();
+  uint3 block_coordinates(unsigned linear) const;
+};
+
+// ---- a block and its scheduler ------------------------------------------------------------------
+
+/// Lanes' states of one warp, as bit masks (bit i = lane i).
+struct WarpState {
+  unsigned exists = 0;   ///< lanes that are threads of the block (the last warp may be partial)
+  unsigned exited = 0;
+  unsigned waiting = 0;  ///< lanes in a rendezvous that has not completed
+#if defined(SCANLAB_EMU_TSAN)
+  std::uint64_t generation = 0;
+  std::array<char, 2> sync{};
+#endif
+};
+
+struct TraceArray {
+  std::string name;
+  const void* data;
+  std::size_t count, element_size;
+  detail::FormatFn format;
+};
+
+class Block {
+ public:
+  explicit Block(Worker& worker) : worker_(worker) {}
+
+  /// Runs block `linear` of `launch` to its end. Throws LaunchError if it failed; returns quietly
+  /// (having abandoned its threads) if another block of the launch failed.
+  void run(Launch& launch, unsigned linear, BlockRecord& record);
+
+  // Called by kernel code, on the calling thread's fiber. Each records what the thread waits for
+  // and switches to the scheduler, which decides (see after_switch()).
+  void barrier(CudaThread& t, BarrierKind kind, int predicate, Where where);
+  void warp_op(CudaThread& t, const WarpCall& call, Where where);
+  void memory_point(CudaThread& t, Where where);
+  void register_trace(const char* name, const void* data, std::size_t count, std::size_t size,
+                      detail::FormatFn format);
+  unsigned active_mask(const CudaThread& t) const;
+  Worker& worker() { return worker_; }
+  /// For the monitor: "kernel 'k', block 3, thread 17 (its last sync point: f.cuh:12)".
+  std::string running_report(unsigned linear) const;
+
+  uint3 idx{};
+  dim3 dim{}, grid_dim{};
+  void* dynamic_shared = nullptr;
+
+ private:
+  friend class Worker;
+  // setup and teardown
+  void start_threads();
+  void abandon_threads();
+  void destroy_sanitizer_fibers();
+  ctx::fiber thread_main(CudaThread& t, ctx::fiber&& scheduler);
+  // switching
+  void resume(CudaThread& t);
+  void yield(CudaThread& t);
+  void arrived_on_fiber(CudaThread& t);
+#if defined(SCANLAB_EMU_TSAN)
+  int tsan_switch_flags() const;
+#endif
+  // the scheduler
+  void schedule();
+  void after_switch(CudaThread& t);
+  void on_exit(CudaThread& t);
+  void on_barrier(CudaThread& t);
+  void on_warp(CudaThread& t);
+  void on_memory_point(CudaThread& t);
+  void complete_barrier();
+  void complete_warp(unsigned warp, unsigned mask);
+  void enqueue(std::vector<unsigned>& ids);
+  void check_watchdog();
+  // instrumentation
+  void close_interval();
+  void record_trace(const std::string& where);
+  // messages
+  void fail(const std::string& what);
+  std::string block_name() const;
+  std::string thread_name(unsigned linear) const;
+  std::string stuck_report() const;
+  std::string spinner_report() const;
+  std::string waiting_group(const CudaThread& member) const;
+  std::string lanes_text(unsigned warp, unsigned lanes) const;
+
+  Worker& worker_;
+  Launch* launch_ = nullptr;
+  BlockRecord* record_ = nullptr;
+  unsigned linear_ = 0;
+  unsigned count_ = 0;  ///< threads in the block
+  std::vector<CudaThread> threads_ = std::vector<CudaThread>(kMaxBlockThreads);
+  std::array<WarpState, kMaxWarps> warps_{};
+
+  // Run queue: a ring of thread ids. A thread is in it at most once, so count_ slots suffice.
+  std::vector<std::uint16_t> queue_ = std::vector<std::uint16_t>(kMaxBlockThreads);
+  unsigned head_ = 0, size_ = 0;
+  void push(unsigned id) { queue_[(head_ + size_++) % count_] = static_cast<std::uint16_t>(id); }
+  unsigned pop() {
+    const unsigned id = queue_[head_];
+    head_ = (head_ + 1) % count_;
+    --size_;
+    return id;
+  }
+
+  unsigned live_ = 0;             ///< threads that have not exited
+  unsigned at_barrier_ = 0;       ///< of them, waiting at a barrier
+  Where barrier_where_{};         ///< where the first of them waits
+  bool diverged_ = false;         ///< threads wait at different barriers
+  unsigned barriers_done_ = 0;
+  std::string error_;
+  std::mt19937_64 rng_;
+  std::vector<unsigned> order_scratch_;
+  std::vector<TraceArray> traced_;
+  bool trace_on_ = false;
+
+  // watchdog
+  unsigned spins_since_check_ = 0;
+  std::uint64_t last_progress_ = 0;
+  std::chrono::steady_clock::time_point last_progress_time_{};
+#if defined(SCANLAB_EMU_TSAN)
+  std::uint64_t barrier_generation_ = 0;
+  std::array<char, 2> barrier_sync_{};
+#endif
+};
+
+// ---- a worker: one OS thread that runs blocks ---------------------------------------------------
+
+class Worker {
+ public:
+  Worker();
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  /// Takes blocks of `launch` until none is left or the launch failed.
+  void run_blocks(Launch& launch);
+  /// Prepares the per-block memory of a launch: stacks, dynamic shared memory, the module's TLS.
+  void prepare(const Launch& launch);
+  /// Fills __shared__ (the kernel module's TLS) and dynamic shared memory with the poison byte.
+  void poison_shared_memory(std::size_t dynamic_bytes);
+  void bump_progress() { progress.store(progress.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+  void bump_heartbeat() { heartbeat.store(heartbeat.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+
+  StackPool stacks;
+  ctx::fiber scheduler;  ///< the suspended scheduler, while one of its CUDA threads runs
+  Block block{*this};
+
+  // Read by other threads (the watchdog monitor, other workers' watchdogs): atomics, written only
+  // by this worker with plain load+store (no locked instructions on the hot path).
+  alignas(64) std::atomic<std::uint64_t> progress{0};   ///< barriers, warp ops, exits, stores...
+  std::atomic<std::uint64_t> heartbeat{0};              ///< every switch and every counted op
+  std::atomic<bool> busy{false};                        ///< running a block
+  std::atomic<unsigned> current_thread{0};              ///< linear id of the running CUDA thread
+  std::atomic<double> watchdog_seconds{0};
+
+  // Only the monitor thread touches these.
+  std::uint64_t monitor_seen = 0;
+  std::chrono::steady_clock::time_point monitor_time{};
+
+#if defined(SCANLAB_EMU_ASAN)
+  const void* scheduler_stack_bottom = nullptr;
+  std::size_t scheduler_stack_size = 0;
+  void* asan_fake_stack = nullptr;
+#endif
+#if defined(SCANLAB_EMU_TSAN)
+  void* tsan_scheduler = nullptr;
+#endif
+
+ private:
+  std::vector<std::pair<const void*, TlsSpan>> tls_cache_;
+  TlsSpan tls_{};
+  struct AlignedDelete {
+    void operator()(unsigned char* p) const;
+  };
+  std::unique_ptr<unsigned char[], AlignedDelete> dynamic_;
+  std::size_t dynamic_capacity_ = 0;
+};
+
+/// The Worker of the calling OS thread (created on first use, destroyed at thread exit).
+Worker& current_worker();
+
+/// Runs `launch` on `workers` OS threads of the pool (settings().workers > 1).
+void run_on_pool(Launch& launch, unsigned workers);
+
+/// Starts the monitor thread that stops the process when a thread spins without any sync point.
+void ensure_monitor();
+
+// ---- messages -----------------------------------------------------------------------------------
+
+/// "file.cuh:42" (the file's name without its directories).
+std::string where_text(Where where);
+bool same_place(Where a, Where b);
+/// "thread 5" or "threads 0-15, 32-47" (linear ids, sorted), shortened if long.
+std::string thread_list(const std::vector<unsigned>& ids);
+std::string hex_mask(unsigned mask);
+
+}  // namespace scanlab::emu::impl

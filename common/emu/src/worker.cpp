@@ -1,0 +1,238 @@
+// Workers (the OS threads that run blocks), the pool of extra workers, and the monitor thread that
+// stops the process when a kernel thread spins where no cooperative scheduler can interrupt it.
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <thread>
+
+#include "internal.hpp"
+
+#if defined(SCANLAB_EMU_TSAN)
+#include <sanitizer/tsan_interface.h>
+#endif
+
+namespace scanlab::emu::impl {
+
+thread_local CudaThread* tls_thread __attribute__((tls_model("initial-exec"))) = nullptr;
+
+// ---- registry of workers, and the monitor ------------------------------------------------------
+
+namespace {
+
+/// Every live Worker, so the monitor can look at them. One process-wide object, created on first use.
+class Registry {
+ public:
+  static Registry& get() {
+    static Registry registry;
+    return registry;
+  }
+  void add(Worker* w) {
+    std::lock_guard lock(mutex_);
+    workers_.push_back(w);
+  }
+  void remove(Worker* w) {
+    std::lock_guard lock(mutex_);
+    std::erase(workers_, w);
+  }
+  void start_monitor() {
+    std::lock_guard lock(mutex_);
+    if (!monitor_.joinable()) monitor_ = std::thread([this] { monitor(); });
+  }
+  ~Registry() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    if (monitor_.joinable()) monitor_.join();
+  }
+
+ private:
+  void monitor();
+  void check(Worker& w, std::chrono::steady_clock::time_point now);
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::vector<Worker*> workers_;
+  std::thread monitor_;
+  bool stop_ = false;
+};
+
+/// Wakes a few times a second. A busy worker whose heartbeat (bumped at every switch and every counted
+/// operator) has not moved for the watchdog time is running one CUDA thread that reaches no sync point
+/// at all: a spin on a plain or volatile variable. Cooperative scheduling cannot take the CPU back
+/// from it, so the only way to not hang is to say what happened and end the process.
+void Registry::monitor() {
+  std::unique_lock lock(mutex_);
+  while (!stop_) {
+    wake_.wait_for(lock, std::chrono::milliseconds(50));
+    const auto now = std::chrono::steady_clock::now();
+    for (Worker* w : workers_) check(*w, now);
+  }
+}
+
+void Registry::check(Worker& w, std::chrono::steady_clock::time_point now) {
+  const std::uint64_t beat = w.heartbeat.load(std::memory_order_relaxed);
+  const bool busy = w.busy.load(std::memory_order_relaxed);
+  if (!busy || beat != w.monitor_seen) {
+    w.monitor_seen = beat;
+    w.monitor_time = now;
+    return;
+  }
+  const double limit = w.watchdog_seconds.load(std::memory_order_relaxed);
+  const double idle = std::chrono::duration<double>(now - w.monitor_time).count();
+  if (limit <= 0 || idle < limit) return;
+  // The worker is stuck inside kernel code, so its block and launch stay as they are while we read.
+  const std::string who = w.block.running_report(w.current_thread.load(std::memory_order_relaxed));
+  std::fprintf(stderr,
+               "scanlab emu: watchdog: %s has run for %.3g s without reaching a barrier, warp operation, "
+               "atomic or fence; a spin on a plain or volatile variable cannot be interrupted, so the "
+               "emulator stops the process (exit status %d). Read a flag that another thread or block "
+               "sets with an atomic (atomicAdd(&flag, 0)) or put __threadfence() in the loop.\n",
+               who.c_str(), idle, kWatchdogExitCode);
+  std::fflush(stderr);
+  std::_Exit(kWatchdogExitCode);
+}
+
+}  // namespace
+
+void ensure_monitor() { Registry::get().start_monitor(); }
+
+// ---- a worker -----------------------------------------------------------------------------------
+
+Worker::Worker() {
+  Registry::get().add(this);
+#if defined(SCANLAB_EMU_TSAN)
+  tsan_scheduler = __tsan_get_current_fiber();
+#endif
+}
+
+Worker::~Worker() { Registry::get().remove(this); }
+
+Worker& current_worker() {
+  thread_local Worker worker;
+  return worker;
+}
+
+void Worker::prepare(const Launch& launch) {
+  stacks.reserve(launch.block.count(), launch.settings.stack_bytes);
+  watchdog_seconds.store(launch.settings.watchdog_seconds, std::memory_order_relaxed);
+  // The kernel module's TLS: where its __shared__ variables live, for this OS thread.
+  tls_ = TlsSpan{};
+  bool cached = false;
+  for (const auto& [anchor, span] : tls_cache_) {
+    if (anchor == launch.module_anchor) {
+      tls_ = span;
+      cached = true;
+    }
+  }
+  if (!cached) {
+    tls_ = find_module_tls(launch.module_anchor);
+    tls_cache_.emplace_back(launch.module_anchor, tls_);
+  }
+  if (launch.dynamic_shared_bytes > dynamic_capacity_) {
+    dynamic_.reset(static_cast<unsigned char*>(::operator new[](launch.dynamic_shared_bytes, std::align_val_t{64})));
+    dynamic_capacity_ = launch.dynamic_shared_bytes;
+  }
+  if (!dynamic_) {
+    dynamic_.reset(static_cast<unsigned char*>(::operator new[](64, std::align_val_t{64})));
+    dynamic_capacity_ = 64;
+  }
+  block.dynamic_shared = dynamic_.get();
+}
+
+void Worker::poison_shared_memory(std::size_t dynamic_bytes) {
+  if (tls_.data != nullptr) std::memset(tls_.data, kPoisonByte, tls_.size);
+  std::memset(dynamic_.get(), kPoisonByte, dynamic_bytes);
+}
+
+void Worker::run_blocks(Launch& launch) {
+  {
+    std::lock_guard lock(launch.mutex);
+    launch.workers.push_back(this);
+  }
+  prepare(launch);
+  for (;;) {
+    if (launch.failed.load(std::memory_order_relaxed)) break;
+    const std::size_t position = launch.next.fetch_add(1);
+    if (position >= launch.sequence.size()) break;
+    try {
+      block.run(launch, launch.sequence[position], launch.records[position]);
+    } catch (const std::exception& e) {
+      launch.fail(e.what());
+    }
+  }
+}
+
+void Worker::AlignedDelete::operator()(unsigned char* p) const {
+  ::operator delete[](p, std::align_val_t{64});
+}
+
+// ---- the pool of extra workers (settings().workers > 1) ------------------------------------------
+
+namespace {
+
+/// OS threads that stay alive between launches, so their fiber stacks are allocated once.
+class Pool {
+ public:
+  static Pool& get() {
+    Registry::get();  // constructed first, so destroyed after the pool's threads have ended
+    static Pool pool;
+    return pool;
+  }
+  /// Runs `launch` on `n` pool threads; returns when all of them are done.
+  void run(Launch& launch, unsigned n) {
+    std::unique_lock lock(mutex_);
+    while (threads_.size() < n) {
+      const unsigned index = static_cast<unsigned>(threads_.size());
+      threads_.emplace_back([this, index] { loop(index); });
+    }
+    job_ = &launch;
+    job_workers_ = n;
+    running_ = n;
+    ++generation_;
+    work_.notify_all();
+    done_.wait(lock, [this] { return running_ == 0; });
+    job_ = nullptr;
+  }
+  ~Pool() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    work_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+
+ private:
+  void loop(unsigned index) {
+    std::uint64_t seen = 0;
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      work_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+      if (index >= job_workers_) continue;
+      Launch* launch = job_;
+      lock.unlock();
+      current_worker().run_blocks(*launch);
+      lock.lock();
+      if (--running_ == 0) done_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable work_, done_;
+  std::vector<std::thread> threads_;
+  Launch* job_ = nullptr;
+  unsigned job_workers_ = 0, running_ = 0;
+  std::uint64_t generation_ = 0;
+  bool stop_ = false;
+};
+
+}  // namespace
+
+void run_on_pool(Launch& launch, unsigned workers) { Pool::get().run(launch, workers); }
+
+}  // namespace scanlab::emu::impl

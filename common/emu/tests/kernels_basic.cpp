@@ -1,0 +1,233 @@
+// Test kernels: built-in variables, shared memory, barriers, atomics, orders, errors in threads.
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "kernel_launch.hpp"
+
+namespace emu_test {
+
+namespace {
+
+__global__ void builtins_kernel(unsigned* out) {
+  const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const unsigned b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  unsigned* o = out + (b * blockDim.x * blockDim.y * blockDim.z + t) * 14;
+  const unsigned values[14] = {threadIdx.x, threadIdx.y, threadIdx.z, blockIdx.x, blockIdx.y,
+                               blockIdx.z,  blockDim.x,  blockDim.y,  blockDim.z, gridDim.x,
+                               gridDim.y,   gridDim.z,   unsigned(warpSize), t / warpSize};
+  for (int i = 0; i < 14; ++i) o[i] = values[i];
+}
+
+__device__ std::uint32_t* helper_array() {
+  static __shared__ std::uint32_t helper[64];
+  return helper;
+}
+
+__global__ void shared_kernel(std::uint32_t* out) {
+  __shared__ std::uint32_t array[64];
+  std::uint32_t* dynamic = scanlab::dynamic_shared<std::uint32_t>();
+  const std::uint32_t a = array[threadIdx.x], h = helper_array()[threadIdx.x], d = dynamic[threadIdx.x];
+  __syncthreads();
+  array[threadIdx.x] = 7 + blockIdx.x;  // stale data for the next block, if it were not poisoned
+  helper_array()[threadIdx.x] = 8 + blockIdx.x;
+  dynamic[threadIdx.x] = 9 + blockIdx.x;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    out[blockIdx.x * 3 + 0] = a;
+    out[blockIdx.x * 3 + 1] = h;
+    out[blockIdx.x * 3 + 2] = d;
+  }
+}
+
+__global__ void reverse_kernel(const int* in, int* out) {
+  __shared__ int tile[1024];
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x] = in[i];
+  __syncthreads();
+  out[i] = tile[blockDim.x - 1 - threadIdx.x];
+}
+
+__global__ void barrier_votes_kernel(int* out, unsigned live) {
+  if (threadIdx.x >= live) return;  // exited threads take no part in the barriers
+  const int p = threadIdx.x % 3 == 0;
+  const int count = __syncthreads_count(p);
+  const int all = __syncthreads_and(p);
+  const int any = __syncthreads_or(p);
+  const int all_true = __syncthreads_and(1);
+  const int any_false = __syncthreads_or(0);
+  if (threadIdx.x == 0) {
+    out[0] = count;
+    out[1] = all;
+    out[2] = any;
+    out[3] = all_true;
+    out[4] = any_false;
+  }
+}
+
+struct AtomicData {
+  int sum = 0;
+  float fsum = 0;
+  double dsum = 0;
+  int sub = 0;
+  int max = -1;
+  int min = 1 << 30;
+  unsigned exch = 0;
+  int cas = 0;
+  unsigned inc = 0;
+  unsigned dec = 5;
+  unsigned bits_or = 0;
+  unsigned bits_and = 0xffffffffu;
+  unsigned bits_xor = 0;
+};
+
+__global__ void atomics_kernel(AtomicData* d) {
+  const int g = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  atomicAdd(&d->sum, 1);
+  atomicAdd(&d->fsum, 0.5f);
+  atomicAdd(&d->dsum, 0.25);
+  atomicSub(&d->sub, 1);
+  atomicMax(&d->max, g);
+  atomicMin(&d->min, 1000 - g);
+  atomicExch(&d->exch, unsigned(g + 1));
+  int old = atomicCAS(&d->cas, 0, 0);
+  while (atomicCAS(&d->cas, old, old + 1) != old) old = atomicCAS(&d->cas, 0, 0);
+  atomicInc(&d->inc, 9u);
+  atomicDec(&d->dec, 5u);
+  atomicOr(&d->bits_or, 1u << (g % 16));
+  atomicAnd(&d->bits_and, ~(1u << (g % 8)));
+  atomicXor(&d->bits_xor, 1u);
+  __threadfence();
+  __threadfence_block();
+}
+
+__global__ void spin_kernel(int* flag, int* data, int* seen) {
+  if (threadIdx.x == 0) {
+    while (atomicAdd(flag, 0) == 0) {
+    }
+    *seen = *data;
+  }
+  if (threadIdx.x == blockDim.x - 1) {
+    *data = 42;
+    __threadfence();
+    atomicExch(flag, 1);
+  }
+}
+
+__global__ void block_order_kernel(unsigned* order, unsigned* counter) {
+  if (threadIdx.x == 0) order[atomicAdd(counter, 1u)] = blockIdx.x;
+}
+
+__global__ void thread_order_kernel(unsigned* order, unsigned* counter) {
+  order[atomicAdd(counter, 1u)] = threadIdx.x;
+}
+
+__global__ void worker_kernel(std::size_t* ids) {
+  ids[blockIdx.x * blockDim.x + threadIdx.x] = std::hash<std::thread::id>{}(std::this_thread::get_id());
+  __syncthreads();
+}
+
+__global__ void hello_kernel() {
+  if (threadIdx.x == 1) printf("hello from block %u thread %u\n", blockIdx.x, threadIdx.x);
+}
+
+__global__ void empty_kernel() {}
+
+__global__ void throwing_kernel(unsigned bad_block, unsigned bad_thread) {
+  __syncthreads();
+  if (blockIdx.x == bad_block && threadIdx.x == bad_thread) throw std::runtime_error("boom from a kernel");
+  __syncthreads();
+}
+
+int g_assert_line = 0;
+
+__global__ void asserting_kernel(unsigned bad_block, unsigned bad_thread) {
+  const bool bad = blockIdx.x == bad_block && threadIdx.x == bad_thread;
+  g_assert_line = __LINE__ + 1;
+  assert(!bad);
+  __syncthreads();
+}
+
+}  // namespace
+
+std::vector<unsigned> builtins(Extent3 grid, Extent3 block) {
+  std::vector<unsigned> out(grid.count() * block.count() * 14, 0xdeadu);
+  run("builtins", grid, block, 0, [&] { builtins_kernel(out.data()); });
+  return out;
+}
+
+std::vector<std::uint32_t> shared_before_write(unsigned blocks, unsigned threads) {
+  std::vector<std::uint32_t> out(blocks * 3, 0);
+  run("shared_before_write", {blocks, 1, 1}, {threads, 1, 1}, 64 * sizeof(std::uint32_t),
+      [&] { shared_kernel(out.data()); });
+  return out;
+}
+
+std::vector<int> reverse_blocks(const std::vector<int>& in, unsigned threads) {
+  std::vector<int> out(in.size(), 0);
+  run("reverse", {unsigned(in.size()) / threads, 1, 1}, {threads, 1, 1}, 0,
+      [&] { reverse_kernel(in.data(), out.data()); });
+  return out;
+}
+
+std::vector<int> barrier_votes(unsigned threads, unsigned live) {
+  std::vector<int> out(5, -1);
+  run("barrier_votes", {1, 1, 1}, {threads, 1, 1}, 0, [&] { barrier_votes_kernel(out.data(), live); });
+  return out;
+}
+
+std::vector<double> atomics(unsigned blocks, unsigned threads) {
+  AtomicData d;
+  run("atomics", {blocks, 1, 1}, {threads, 1, 1}, 0, [&] { atomics_kernel(&d); });
+  return {double(d.sum),  double(d.fsum), d.dsum,         double(d.sub),     double(d.max),
+          double(d.min),  double(d.exch), double(d.cas),  double(d.inc),     double(d.dec),
+          double(d.bits_or), double(d.bits_and), double(d.bits_xor)};
+}
+
+int spin_in_block(unsigned threads) {
+  int flag = 0, data = 0, seen = -1;
+  run("spin_in_block", {1, 1, 1}, {threads, 1, 1}, 0, [&] { spin_kernel(&flag, &data, &seen); });
+  return seen;
+}
+
+std::vector<unsigned> block_start_order(unsigned blocks) {
+  std::vector<unsigned> order(blocks, ~0u);
+  unsigned counter = 0;
+  run("block_order", {blocks, 1, 1}, {4, 1, 1}, 0, [&] { block_order_kernel(order.data(), &counter); });
+  return order;
+}
+
+std::vector<unsigned> thread_start_order(unsigned threads) {
+  std::vector<unsigned> order(threads, ~0u);
+  unsigned counter = 0;
+  run("thread_order", {1, 1, 1}, {threads, 1, 1}, 0, [&] { thread_order_kernel(order.data(), &counter); });
+  return order;
+}
+
+std::vector<int> blocks_on_one_worker(unsigned blocks, unsigned threads) {
+  std::vector<std::size_t> ids(blocks * threads, 0);
+  run("worker_ids", {blocks, 1, 1}, {threads, 1, 1}, 0, [&] { worker_kernel(ids.data()); });
+  std::vector<int> same(blocks, 1);
+  for (unsigned b = 0; b < blocks; ++b) {
+    for (unsigned t = 0; t < threads; ++t) same[b] &= ids[b * threads + t] == ids[b * threads];
+  }
+  return same;
+}
+
+void print_hello() { run("hello", {2, 1, 1}, {2, 1, 1}, 0, [] { hello_kernel(); }); }
+
+void launch_empty(Extent3 grid, Extent3 block) { run("empty", grid, block, 0, [] { empty_kernel(); }); }
+
+void throwing(unsigned blocks, unsigned threads, unsigned bad_block, unsigned bad_thread) {
+  run("throwing", {blocks, 1, 1}, {threads, 1, 1}, 0, [&] { throwing_kernel(bad_block, bad_thread); });
+}
+
+void asserting(unsigned blocks, unsigned threads, unsigned bad_block, unsigned bad_thread) {
+  run("asserting", {blocks, 1, 1}, {threads, 1, 1}, 0, [&] { asserting_kernel(bad_block, bad_thread); });
+}
+
+int assert_line() { return g_assert_line; }
+
+}  // namespace emu_test

@@ -1,0 +1,103 @@
+// Test kernels that are wrong on purpose: barrier divergence, deadlocks, bad warp operations.
+#include <vector>
+
+#include "kernel_launch.hpp"
+
+namespace emu_test {
+
+namespace {
+
+int g_lines[16] = {};
+/// Records the line of the call that follows on the same line: `HERE(k) __syncwarp();`.
+#define HERE(k) g_lines[k] = __LINE__;
+
+__global__ void divergence_kernel() {
+  if (threadIdx.x < 16) {
+    HERE(0) __syncthreads();
+  } else {
+    HERE(1) __syncthreads();
+  }
+}
+
+__global__ void warp_error_kernel(WarpError which) {
+  const unsigned lane = threadIdx.x % warpSize;
+  const int slot = 2 + static_cast<int>(which);
+  if (threadIdx.x < 32) return;  // warp 0 is not involved (except in the deadlock)
+  int v = static_cast<int>(threadIdx.x);
+  switch (which) {
+    case WarpError::mask_leaves_out_caller:
+      HERE(slot) __syncwarp(lane == 5 ? 0x1u : kFull);
+      break;
+    case WarpError::mask_names_exited_lane:
+      if (lane == 0) return;
+      HERE(slot) __syncwarp();
+      break;
+    case WarpError::lane_exits_while_waited_for:
+      if (lane == 7) return;
+      HERE(slot) __syncwarp();
+      break;
+    case WarpError::reads_lane_outside_mask:
+      if (lane >= 16) return;
+      HERE(slot) v = __shfl_sync(0x0000ffffu, v, 20);
+      break;
+    case WarpError::different_masks:
+      HERE(slot) v = __shfl_sync(lane == 0 ? 0x3u : kFull, v, 0);
+      break;
+    case WarpError::different_ops:
+      if (lane % 2 == 0) {
+        __syncwarp();
+      } else {
+        HERE(slot) v = static_cast<int>(__ballot_sync(kFull, 1));
+      }
+      break;
+    case WarpError::never_arrives_barrier:
+      break;
+    case WarpError::bad_width:
+      HERE(slot) v = __shfl_sync(kFull, v, 0, 3);
+      break;
+  }
+  (void)v;
+}
+
+__global__ void deadlock_kernel() {
+  const unsigned lane = threadIdx.x % warpSize;
+  int v = static_cast<int>(threadIdx.x);
+  if (threadIdx.x >= 32 && lane < 16) {
+    HERE(2 + static_cast<int>(WarpError::never_arrives_barrier)) v = __shfl_sync(kFull, v, 0);
+  }
+  HERE(15) __syncthreads();
+  (void)v;
+}
+
+__global__ void exit_then_barrier_kernel(int* out) {
+  if (threadIdx.x >= 16) return;
+  out[threadIdx.x] = static_cast<int>(threadIdx.x);
+  __syncthreads();
+  const int mirrored = out[15 - threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] += mirrored;
+}
+
+}  // namespace
+
+void warp_error(WarpError which) {
+  if (which == WarpError::never_arrives_barrier) {
+    run("deadlock", {1, 1, 1}, {64, 1, 1}, 0, [] { deadlock_kernel(); });
+    return;
+  }
+  run("warp_error", {1, 1, 1}, {64, 1, 1}, 0, [=] { warp_error_kernel(which); });
+}
+
+void barrier_divergence() { run("divergence", {2, 1, 1}, {64, 1, 1}, 0, [] { divergence_kernel(); }); }
+
+int divergence_line(int which) { return g_lines[which]; }
+
+int warp_error_line(WarpError which) { return g_lines[2 + static_cast<int>(which)]; }
+int deadlock_barrier_line() { return g_lines[15]; }
+
+void barrier_after_some_exit(std::vector<int>& out) {
+  out.assign(64, -1);
+  run("exit_then_barrier", {1, 1, 1}, {64, 1, 1}, 0, [&] { exit_then_barrier_kernel(out.data()); });
+}
+
+}  // namespace emu_test

@@ -1,0 +1,176 @@
+// Built-in variables, shared memory, barriers, atomics, orders, workers, printf, errors in threads.
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+#include <set>
+
+#include "test_support.hpp"
+
+namespace emu_test {
+namespace {
+
+using namespace scanlab::emu;
+using ::testing::HasSubstr;
+
+TEST_F(Emu, BuiltinsIn3D) {
+  const Extent3 grid{2, 3, 2}, block{4, 2, 5};
+  const auto out = builtins(grid, block);
+  std::size_t k = 0;
+  for (unsigned bz = 0; bz < grid.z; ++bz)
+    for (unsigned by = 0; by < grid.y; ++by)
+      for (unsigned bx = 0; bx < grid.x; ++bx)
+        for (unsigned tz = 0; tz < block.z; ++tz)
+          for (unsigned ty = 0; ty < block.y; ++ty)
+            for (unsigned tx = 0; tx < block.x; ++tx) {
+              const unsigned linear = tx + block.x * (ty + block.y * tz);
+              const unsigned expected[14] = {tx, ty, tz, bx, by, bz, block.x, block.y, block.z,
+                                             grid.x, grid.y, grid.z, 32, linear / 32};
+              for (unsigned i = 0; i < 14; ++i) ASSERT_EQ(out[k * 14 + i], expected[i]) << "thread " << k << " field " << i;
+              ++k;
+            }
+}
+
+TEST_F(Emu, SharedMemoryIsPoisonedAtEveryBlockStart) {
+  const auto out = shared_before_write(3, 64);
+  for (std::uint32_t v : out) EXPECT_EQ(v, 0xCDCDCDCDu);  // never the previous block's 7, 8, 9
+}
+
+TEST_F(Emu, SharedMemoryIsPoisonedOnEveryWorker) {
+  settings().workers = 2;
+  const auto out = shared_before_write(8, 64);
+  for (std::uint32_t v : out) EXPECT_EQ(v, 0xCDCDCDCDu);
+}
+
+TEST_F(Emu, BarrierOrdersSharedMemory) {
+  std::vector<int> in(4 * 256);
+  std::iota(in.begin(), in.end(), 0);
+  const auto out = reverse_blocks(in, 256);
+  for (unsigned i = 0; i < in.size(); ++i) ASSERT_EQ(out[i], int(i / 256 * 256 + 255 - i % 256));
+}
+
+TEST_F(Emu, BarrierVotesCountOnlyThreadsThatHaveNotExited) {
+  // 100 of 128 threads take part: predicate tid % 3 == 0 holds for 34 of them.
+  EXPECT_EQ(barrier_votes(128, 100), (std::vector<int>{34, 0, 1, 1, 0}));
+  EXPECT_EQ(barrier_votes(128, 1), (std::vector<int>{1, 1, 1, 1, 0}));
+}
+
+TEST_F(Emu, ExitedThreadsAreNotWaitedFor) {
+  std::vector<int> out;
+  barrier_after_some_exit(out);
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(out[i], 15);
+  for (int i = 16; i < 64; ++i) EXPECT_EQ(out[i], -1);
+}
+
+TEST_F(Emu, Atomics) {
+  const unsigned blocks = 3, threads = 100, n = blocks * threads;
+  const auto r = atomics(blocks, threads);
+  EXPECT_EQ(r[0], n);
+  EXPECT_EQ(r[1], n * 0.5);
+  EXPECT_EQ(r[2], n * 0.25);
+  EXPECT_EQ(r[3], -double(n));
+  EXPECT_EQ(r[4], n - 1);
+  EXPECT_EQ(r[5], 1000.0 - (n - 1));
+  EXPECT_GE(r[6], 1);
+  EXPECT_LE(r[6], n);
+  EXPECT_EQ(r[7], n);           // a CAS loop
+  EXPECT_EQ(r[8], n % 10);      // atomicInc wraps at 9
+  EXPECT_EQ(r[9], double((5 - n % 6 + 6) % 6));  // atomicDec wraps from 0 to 5
+  EXPECT_EQ(r[10], 0xffff);
+  EXPECT_EQ(r[11], double(0xffffff00u));
+  EXPECT_EQ(r[12], n % 2);
+}
+
+TEST_F(Emu, SpinOnAnAtomicLetsOtherThreadsRun) { EXPECT_EQ(spin_in_block(64), 42); }
+
+TEST_F(Emu, BlockOrders) {
+  std::vector<unsigned> forward(10), reverse(10);
+  std::iota(forward.begin(), forward.end(), 0u);
+  std::iota(reverse.rbegin(), reverse.rend(), 0u);
+  EXPECT_EQ(block_start_order(10), forward);
+  settings().block_order = Order::reverse;
+  EXPECT_EQ(block_start_order(10), reverse);
+  settings().block_order = Order::random;
+  settings().seed = 7;
+  ::testing::internal::CaptureStderr();
+  const auto a = block_start_order(10);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(err, HasSubstr("scanlab emu: random block/thread order, seed 7"));
+  EXPECT_EQ(block_start_order(10), a);  // the same seed gives the same order
+  EXPECT_TRUE(std::is_permutation(a.begin(), a.end(), forward.begin()));
+  EXPECT_NE(a, forward);
+  settings().seed = 8;
+  EXPECT_NE(block_start_order(10), a);
+}
+
+TEST_F(Emu, ThreadOrders) {
+  std::vector<unsigned> forward(64), reverse(64);
+  std::iota(forward.begin(), forward.end(), 0u);
+  std::iota(reverse.rbegin(), reverse.rend(), 0u);
+  EXPECT_EQ(thread_start_order(64), forward);
+  settings().thread_order = Order::reverse;
+  EXPECT_EQ(thread_start_order(64), reverse);
+  settings().thread_order = Order::random;
+  settings().seed = 3;
+  const auto a = thread_start_order(64);
+  EXPECT_TRUE(std::is_permutation(a.begin(), a.end(), forward.begin()));
+  EXPECT_NE(a, forward);
+  EXPECT_EQ(thread_start_order(64), a);
+}
+
+TEST_F(Emu, SeveralWorkersRunEachBlockOnOneThread) {
+  settings().workers = 2;
+  const auto same = blocks_on_one_worker(16, 128);
+  for (int s : same) EXPECT_EQ(s, 1);
+  std::vector<int> in(16 * 128);
+  std::iota(in.begin(), in.end(), 0);
+  const auto out = reverse_blocks(in, 128);
+  for (unsigned i = 0; i < in.size(); ++i) ASSERT_EQ(out[i], int(i / 128 * 128 + 127 - i % 128));
+}
+
+TEST_F(Emu, PrintfWorks) {
+  ::testing::internal::CaptureStdout();
+  print_hello();
+  std::fflush(stdout);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_THAT(out, HasSubstr("hello from block 0 thread 1"));
+  EXPECT_THAT(out, HasSubstr("hello from block 1 thread 1"));
+}
+
+TEST_F(Emu, TooManyThreadsPerBlockIsRefused) {
+  const std::string e = error_of([] { launch_empty({1, 1, 1}, {2048, 1, 1}); });
+  EXPECT_THAT(e, HasSubstr("'empty'"));
+  EXPECT_THAT(e, HasSubstr("2048 threads per block; at most 1024"));
+  EXPECT_THAT(error_of([] { launch_empty({1, 1, 1}, {32, 32, 2}); }), HasSubstr("at most 1024"));
+  EXPECT_THAT(error_of([] { launch_empty({0, 1, 1}, {32, 1, 1}); }), HasSubstr("is 0"));
+  EXPECT_NO_THROW(launch_empty({1, 1, 1}, {32, 32, 1}));
+}
+
+TEST_F(Emu, ExceptionInAThreadNamesBlockAndThread) {
+  const std::string e = error_of([] { throwing(4, 64, 2, 17); });
+  EXPECT_THAT(e, HasSubstr("kernel 'throwing', block 2: thread 17: boom from a kernel"));
+}
+
+TEST_F(Emu, FailedAssertNamesBlockThreadAndLine) {
+  const std::string e = error_of([] { asserting(3, 40, 1, 33); });
+  EXPECT_THAT(e, HasSubstr("kernel 'asserting', block 1: thread 33: assertion `!bad` failed at " +
+                           at("kernels_basic.cpp", assert_line())));
+}
+
+TEST_F(Emu, ReusableAfterAnError) {
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_THROW(throwing(2, 1024, 1, 1000), LaunchError);
+    EXPECT_EQ(spin_in_block(1024), 42);
+  }
+  std::vector<int> in(1024, 1);
+  const auto out = kogge_stone(in, true);
+  EXPECT_EQ(out.back(), 1024);
+}
+
+TEST_F(Emu, SwitchCostIsMeasured) {
+  const double ns = measure_switch_ns(100000);
+  EXPECT_GT(ns, 0.0);
+  EXPECT_LT(ns, 10000.0);
+}
+
+}  // namespace
+}  // namespace emu_test

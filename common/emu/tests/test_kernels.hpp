@@ -1,0 +1,97 @@
+// The test kernels' library: plain functions the test executable calls. Each launches one kernel
+// (defined in kernels_*.cpp, built like a section's kernel library) on the emulator.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scanlab/emu/runtime.hpp"
+
+#define SCANLAB_TEST_API __attribute__((visibility("default")))
+
+namespace emu_test {
+
+using scanlab::emu::Extent3;
+
+// ---- kernels_basic.cpp ----
+/// Per thread, in linear order over the grid: tid.xyz, bid.xyz, bdim.xyz, gdim.xyz, warpSize, warp.
+SCANLAB_TEST_API std::vector<unsigned> builtins(Extent3 grid, Extent3 block);
+/// Per block: the first 4 bytes of a __shared__ array, of a static __shared__ in a device function,
+/// and of dynamic shared memory, as read before anything is written (then the kernel writes them).
+SCANLAB_TEST_API std::vector<std::uint32_t> shared_before_write(unsigned blocks, unsigned threads);
+/// Reverses each block's slice through shared memory (needs the barrier).
+SCANLAB_TEST_API std::vector<int> reverse_blocks(const std::vector<int>& in, unsigned threads);
+/// Threads >= `live` exit at once; the others: {count, and, or} of predicate (tid % 3 == 0), and
+/// {and} of predicate (true), each from thread 0.
+SCANLAB_TEST_API std::vector<int> barrier_votes(unsigned threads, unsigned live);
+/// Every atomic on every thread; see the test for the expected values.
+SCANLAB_TEST_API std::vector<double> atomics(unsigned blocks, unsigned threads);
+/// Thread 0 spins until the last thread sets a flag; returns what thread 0 saw.
+SCANLAB_TEST_API int spin_in_block(unsigned threads);
+/// The linear ids of blocks in the order they started.
+SCANLAB_TEST_API std::vector<unsigned> block_start_order(unsigned blocks);
+/// The linear ids of threads of one block in the order they ran first.
+SCANLAB_TEST_API std::vector<unsigned> thread_start_order(unsigned threads);
+/// For each block: 1 if all its threads ran on one OS thread; and the scan is right.
+SCANLAB_TEST_API std::vector<int> blocks_on_one_worker(unsigned blocks, unsigned threads);
+SCANLAB_TEST_API void print_hello();
+SCANLAB_TEST_API void launch_empty(Extent3 grid, Extent3 block);
+/// A kernel whose thread `bad_thread` of block `bad_block` throws / fails an assert.
+SCANLAB_TEST_API void throwing(unsigned blocks, unsigned threads, unsigned bad_block, unsigned bad_thread);
+SCANLAB_TEST_API void asserting(unsigned blocks, unsigned threads, unsigned bad_block, unsigned bad_thread);
+SCANLAB_TEST_API int assert_line();
+
+// ---- kernels_scan.cpp ----
+/// The book's Kogge-Stone (fig. 11.3) in one block, inclusive add; `second_barrier` false drops the
+/// barrier between reading and writing (a write-after-read race).
+SCANLAB_TEST_API std::vector<int> kogge_stone(const std::vector<int>& in, bool second_barrier);
+/// The book's Brent-Kung (fig. 11.4) in one block of in.size()/2 threads.
+SCANLAB_TEST_API std::vector<int> brent_kung(const std::vector<int>& in);
+/// Kogge-Stone with a traced shared array; `count` elements, one block, only first `written` written.
+SCANLAB_TEST_API std::vector<int> traced_kogge_stone(const std::vector<int>& in, unsigned blocks);
+SCANLAB_TEST_API int traced_barrier_line();
+/// Calls count_op() outside a launch.
+SCANLAB_TEST_API int add_outside_launch(int a, int b);
+/// A domino scan: block b waits for block b-1's flag (static blockIdx.x). Returns the sums.
+SCANLAB_TEST_API std::vector<int> domino(unsigned blocks, unsigned threads);
+SCANLAB_TEST_API int domino_spin_line();
+/// Thread 0 of block 0 spins on a volatile flag that nothing sets: no sync point at all.
+SCANLAB_TEST_API void volatile_spin();
+
+// ---- kernels_warp.cpp ----
+/// Per thread: shfl idx (src = 31 - lane, width w), up (delta d), down (d), xor (lane mask m).
+SCANLAB_TEST_API std::vector<int> shuffles(unsigned threads, int width, int delta, int xor_mask);
+/// Same with a double and a 16-byte struct through __shfl_xor_sync.
+SCANLAB_TEST_API std::vector<double> shuffle_double(unsigned threads);
+SCANLAB_TEST_API std::vector<long long> shuffle_struct(unsigned threads);
+/// Per thread: ballot, any, all over two disjoint half-warp groups (mask 0x0000ffff / 0xffff0000),
+/// predicate lane % 3 == 0 (any/all: lane < 20).
+SCANLAB_TEST_API std::vector<unsigned> votes(unsigned threads);
+/// Only warp 1 shuffles (and syncwarps); warp 0 goes straight to a barrier. Returns per-thread values.
+SCANLAB_TEST_API std::vector<int> only_one_warp_shuffles(unsigned threads);
+/// Lanes >= `live` of each warp exit; the others report __activemask().
+SCANLAB_TEST_API std::vector<unsigned> active_masks(unsigned threads, unsigned live);
+/// A warp-shuffle inclusive scan per warp then across warps (one barrier), with Add<int>.
+SCANLAB_TEST_API std::vector<int> warp_scan(const std::vector<int>& in);
+
+// ---- kernels_errors.cpp ----
+enum class WarpError {
+  mask_leaves_out_caller,
+  mask_names_exited_lane,
+  lane_exits_while_waited_for,
+  reads_lane_outside_mask,
+  different_masks,
+  different_ops,
+  never_arrives_barrier,
+  bad_width,
+};
+SCANLAB_TEST_API void warp_error(WarpError which);
+SCANLAB_TEST_API void barrier_divergence();
+/// Lines of the two divergent barriers, and of the warp operations in warp_error.
+SCANLAB_TEST_API int divergence_line(int which);
+SCANLAB_TEST_API int warp_error_line(WarpError which);
+SCANLAB_TEST_API int deadlock_barrier_line();
+SCANLAB_TEST_API void barrier_after_some_exit(std::vector<int>& out);
+
+}  // namespace emu_test
