@@ -1,0 +1,177 @@
+// Section 11.7 grading tests: the single-pass scan over every type, operator, inclusive and
+// exclusive, in place, at the edge sizes up to 12,289 (with the race check on the cpu backend), also
+// over 256-element sections (chains of up to 49 blocks); about a million elements; 100 launches in
+// a row on the same buffers; and, on the cpu backend, blocks started in reverse and random order,
+// with and without the dynamic block index.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "algorithms.hpp"
+#include "scanlab/error.hpp"
+#include "scanlab/inputs.hpp"
+#include "scanlab/testing.hpp"
+#include "scanlab/verify.hpp"
+
+#if defined(SCANLAB_LINKED_CPU)
+#include "scanlab/emu/runtime.hpp"
+#endif
+
+namespace {
+
+using namespace scanlab;
+
+const AlgorithmTable& table() {
+  static const AlgorithmTable t = s11_7::linked_tables().at(0);
+  return t;
+}
+
+const AlgorithmTable& test_table() {
+#if defined(SCANLAB_LINKED_CUDA)
+  static const AlgorithmTable t = s11_7::test_algorithms_cuda();
+#else
+  static const AlgorithmTable t = s11_7::test_algorithms_cpu();
+#endif
+  return t;
+}
+
+RunResult repeated_launches(const RunRequest& request) {
+#if defined(SCANLAB_LINKED_CUDA)
+  return s11_7::repeated_launches_cuda(request);
+#else
+  return s11_7::repeated_launches_cpu(request);
+#endif
+}
+
+const Algorithm& algorithm(const AlgorithmTable& in, const std::string& name) {
+  for (const Algorithm& a : in.algorithms) {
+    if (a.name == name) return a;
+  }
+  throw std::runtime_error("section 11.7 has no algorithm " + name);
+}
+
+const bool registered = [] {
+#if defined(SCANLAB_LINKED_CPU)
+  // A block that waits for a flag nobody sets fails its launch after 2 s without progress, not 10.
+  emu::settings().watchdog_seconds = 2;
+#endif
+  // Grade "single_pass" (the cpu table also has the static-index kernel, which is only correct
+  // while blocks start in order: see BlockIndexFromBlockIdxDeadlocksOutOfOrder) up to 3 sections and
+  // one element, and the 256-element sections as far: chains of up to 49 blocks.
+  const AlgorithmTable& t = table();
+  grading::register_grading_tests({t.backend, t.algorithms.first(1), t.device},
+                                  {SCANLAB_SOURCE_HINT, 3 * 4096 + 1, true});
+  grading::register_grading_tests(test_table(), {SCANLAB_SOURCE_HINT, 3 * 4096 + 1, true});
+  return true;
+}();
+
+struct Problem {
+  DType type;
+  OpKind op;
+  ScanKind kind;
+};
+const Problem kProblems[] = {{DType::int32, OpKind::add, ScanKind::inclusive},
+                             {DType::float64, OpKind::last, ScanKind::exclusive}};
+
+// Long arrays: 256 sections of 4096 and one element less or more (the last section partial), and a
+// size that is no multiple of anything.
+TEST(Section11_7, ScansAboutAMillionElements) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+  const Algorithm& a = algorithm(table(), "single_pass");
+  EXPECT_EQ(grading::check_sizes(a, DType::int32, OpKind::add, ScanKind::inclusive,
+                                 {256 * 4096 - 1, 256 * 4096 + 1, 1234567}),
+            "")
+      << "see " << SCANLAB_SOURCE_HINT;
+  EXPECT_EQ(grading::check_sizes(a, DType::float64, OpKind::last, ScanKind::exclusive, {256 * 4096}), "")
+      << "see " << SCANLAB_SOURCE_HINT;
+}
+
+// The same algorithm object launched 100 times on the same counter, flags and buffers, each launch
+// with a new input and a poisoned output, every result checked. Only correct if the counter and the
+// flags are reset before every launch: a counter left counted up hands out indices past the grid
+// (nothing is written), and flags left set let a block read a running total before its predecessor
+// wrote this launch's (seen on a GPU; on the cpu backend blocks run one at a time in index order,
+// so a stale flag alone goes unnoticed there).
+TEST(Section11_7, HundredLaunchesOnTheSameBuffers) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+  const int launches = 100;
+  const std::size_t n = table().backend == Backend::cpu ? 3 * 4096 + 5 : (std::size_t{1} << 20) + 3;
+  for (const Problem& p : kProblems) {
+    const ScanProblem problem{p.type, p.op, p.kind, n, false};
+    HostArray input(p.type, n * launches), output(p.type, n * launches);
+    std::vector<HostArray> inputs;
+    for (int k = 0; k < launches; ++k) {
+      inputs.push_back(make_input(p.type, p.op, n, 1000 + k));
+      std::memcpy(static_cast<char*>(input.data()) + k * inputs[k].bytes(), inputs[k].data(), inputs[k].bytes());
+    }
+    output.fill_bytes(0);
+    RunRequest request{problem, input.data(), output.data(), launches, false};
+    ASSERT_NO_THROW(repeated_launches(request));
+    for (int k = 0; k < launches; ++k) {
+      const VerifyResult v =
+          verify_scan(problem, inputs[k].data(), static_cast<const char*>(output.data()) + k * inputs[k].bytes());
+      ASSERT_TRUE(v.passed) << "launch " << k + 1 << " of " << launches << " on the same buffers: " << v.message
+                            << "\n(are the counter and the flags reset before every launch?) see "
+                            << SCANLAB_SOURCE_HINT;
+    }
+  }
+}
+
+#if defined(SCANLAB_LINKED_CPU)
+
+/// Sets the emulator's block order for one scope.
+class BlockOrder {
+ public:
+  explicit BlockOrder(emu::Order order, std::uint64_t seed = 5) : saved_(emu::settings()) {
+    emu::settings().block_order = order;
+    emu::settings().seed = seed;
+  }
+  BlockOrder(const BlockOrder&) = delete;
+  BlockOrder& operator=(const BlockOrder&) = delete;
+  ~BlockOrder() { emu::settings() = saved_; }
+
+ private:
+  emu::Settings saved_;
+};
+
+// The dynamic block index makes the result independent of the order in which blocks start: under
+// reverse and random orders, the first block to start takes section 0.
+TEST(Section11_7, AnyBlockOrderWithTheCounter) {
+  for (const auto order : {emu::Order::reverse, emu::Order::random}) {
+    const BlockOrder scope(order);
+    for (const char* name : {"single_pass", "single_pass_small_sections"}) {
+      const Algorithm& a = algorithm(std::string(name) == "single_pass" ? table() : test_table(), name);
+      for (const Problem& p : kProblems) {
+        ASSERT_EQ(grading::check_sizes(a, p.type, p.op, p.kind, {5 * 4096 + 1, 256 * 30 + 7}), "")
+            << "blocks started in " << emu::order_name(order)
+            << " order: does each block take its section number from the counter? see " << SCANLAB_SOURCE_HINT;
+      }
+    }
+  }
+}
+
+// Why the counter (Sec. 11.7): with blockIdx.x as section number, the same kernel is right while
+// blocks start in index order, and deadlocks when they do not: the first block to start, the last
+// section, waits for a predecessor that cannot start until it is done. The emulator's watchdog sees
+// no progress and fails the launch. (On a GPU the same can hang for good: this kernel is only in the
+// cpu backend's table.)
+TEST(Section11_7, BlockIndexFromBlockIdxDeadlocksOutOfOrder) {
+  const Algorithm& a = algorithm(table(), "single_pass_static_index");
+  const std::size_t n = 3 * 4096;
+  EXPECT_EQ(grading::check_sizes(a, DType::int32, OpKind::add, ScanKind::inclusive, {n}), "")
+      << "in index order the static index works; see " << SCANLAB_SOURCE_HINT;
+  const BlockOrder scope(emu::Order::reverse);
+  const std::string failure = grading::check_sizes(a, DType::int32, OpKind::add, ScanKind::inclusive, {n});
+  EXPECT_NE(failure, "") << "with blocks started in reverse order, block 2 should wait for block 1 forever "
+                            "(the leader must spin until its predecessor's flag is set); see "
+                         << SCANLAB_SOURCE_HINT;
+  EXPECT_NE(failure.find("watchdog"), std::string::npos) << failure;
+}
+
+#endif  // SCANLAB_LINKED_CPU
+
+}  // namespace
