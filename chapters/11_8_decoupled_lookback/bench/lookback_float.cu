@@ -1,0 +1,8 @@
+// scanlab_bench: section 11.8 for float elements (see lookback.inl).
+#include <cstdint>
+
+#include "lookback.inl"
+
+namespace scanlab::bench {
+Contenders lookback_contenders_float(bool sweep, unsigned spin_ns) { return make_lookback<float>(sweep, spin_ns); }
+}  // namespace scanlab::bench

@@ -1,0 +1,8 @@
+// scanlab_bench: section 11.8 for int64 elements (see lookback.inl).
+#include <cstdint>
+
+#include "lookback.inl"
+
+namespace scanlab::bench {
+Contenders lookback_contenders_int64(bool sweep, unsigned spin_ns) { return make_lookback<std::int64_t>(sweep, spin_ns); }
+}  // namespace scanlab::bench

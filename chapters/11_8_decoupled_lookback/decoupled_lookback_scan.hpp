@@ -1,0 +1,62 @@
+/// \file decoupled_lookback_scan.hpp
+/// \brief Section 11.8: the host side of the decoupled look-back scan: its workspace (ticket counter
+/// and tile statuses), the launch epoch, and the one launch. Used by launch.inc (both backends) and
+/// by the benchmark (cuda), which instantiates it with other tile shapes. You do not need to change
+/// this file.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "decoupled_lookback.cuh"
+#include "scanlab/launcher.hpp"
+
+namespace scanlab::s11_8 {
+
+/// `Scan<T, Op>` for run_scan, with the tile shape as template parameters (default: the sm_90 tuning).
+template <class T, class Op, int Threads = DecoupledLookbackTuning<T>::kThreads,
+          int Items = DecoupledLookbackTuning<T>::kItems>
+class DecoupledLookbackScan {
+ public:
+  static constexpr std::size_t kTile = static_cast<std::size_t>(Threads) * Items;
+
+  /// Allocates (and zeroes, once) the workspace for scans of up to n elements.
+  explicit DecoupledLookbackScan(std::size_t n)
+      : tiles_(ceil_div(n, kTile)), workspace_(lookback::workspace_words<T>(ceil_div(n, kTile))) {
+    workspace_.fill(0);
+  }
+  static std::size_t workspace_bytes(std::size_t n) {
+    return lookback::workspace_words<T>(ceil_div(n, kTile)) * sizeof(unsigned long long);
+  }
+
+  /// Test knob: only tiles whose number is a multiple of 2^k publish their inclusive prefix (see the
+  /// kernel's `prefix_mask`). 0: every tile does.
+  void set_prefix_period_log2(unsigned k) { prefix_mask_ = k >= 32 ? ~0u : (1u << k) - 1u; }
+  /// Nanoseconds to sleep between two reads of an unpublished status (GPU only; 0: spin).
+  void set_spin_ns(unsigned ns) { spin_ns_ = ns; }
+
+  /// One scan: exactly one kernel launch (plus, once every 2^30 - 1 launches, a memset).
+  void operator()(const T* d_in, T* d_out, std::size_t n, Op op, ScanKind kind) {
+    if (n == 0) return;
+    const std::size_t tiles = ceil_div(n, kTile);
+    if (tiles > tiles_) {
+      throw Error("decoupled look-back: a workspace for " + std::to_string(tiles_ * kTile) +
+                  " elements cannot scan " + std::to_string(n));
+    }
+    if (tiles > 0x7fffffffu) throw Error("decoupled look-back: n is too large for one grid");
+    if (epochs_.advance()) workspace_.fill(0);
+    const lookback::TileStatusArray status{workspace_.data(), workspace_.data() + 2, epochs_.current};
+    launch(decoupled_lookback_scan_kernel<Threads, Items, T, Op>,
+           {"decoupled_lookback_scan_kernel", dim3(static_cast<unsigned>(tiles)), dim3(Threads)}, d_in, d_out,
+           n, op, kind == ScanKind::exclusive, status, prefix_mask_, spin_ns_);
+  }
+
+ private:
+  std::size_t tiles_;
+  DeviceBuffer<unsigned long long> workspace_;
+  LaunchEpochs epochs_;
+  unsigned prefix_mask_ = 0;
+  unsigned spin_ns_ = 0;
+};
+
+}  // namespace scanlab::s11_8

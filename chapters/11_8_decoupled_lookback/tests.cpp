@@ -1,0 +1,155 @@
+// Section 11.8 grading tests: the decoupled look-back scan over every type, operator, inclusive and
+// exclusive, in place, at the edge sizes and around tile boundaries; 100 launches on one workspace
+// (stale statuses of an earlier launch must never count); look-backs through many windows of
+// aggregates (the case where combining in the wrong order shows); misaligned arrays; and, on the cpu
+// backend, blocks started in reverse and random order and run by two workers at once.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "algorithms.hpp"
+#include "scanlab/testing.hpp"
+
+#if defined(SCANLAB_LINKED_CPU)
+#include "scanlab/emu/runtime.hpp"
+#endif
+
+namespace {
+
+using namespace scanlab;
+
+const AlgorithmTable& table() {
+  static const AlgorithmTable t = s11_8::linked_tables().at(0);
+  return t;
+}
+bool on_gpu() { return table().backend == Backend::cuda; }
+
+std::string repeated_launches(const s11_8::RepeatedLaunches& request) {
+#if defined(SCANLAB_LINKED_CUDA)
+  return s11_8::repeated_launches_cuda(request);
+#else
+  return s11_8::repeated_launches_cpu(request);
+#endif
+}
+std::size_t tile_items(DType type) {
+#if defined(SCANLAB_LINKED_CUDA)
+  return s11_8::tile_items_cuda(type);
+#else
+  return s11_8::tile_items_cpu(type);
+#endif
+}
+
+// Sizes for the grading tests: up to 200,000 on the emulator, 2^22 + a few on a GPU.
+const bool registered = [] {
+  grading::register_grading_tests(table(), {SCANLAB_SOURCE_HINT, on_gpu() ? (1u << 22) + 5 : 200000, true});
+  return true;
+}();
+
+#if defined(SCANLAB_LINKED_CPU)
+/// Changes emulator settings for one scope.
+class EmulatorSettings {
+ public:
+  EmulatorSettings() : saved_(emu::settings()) {}
+  ~EmulatorSettings() { emu::settings() = saved_; }
+  emu::Settings& operator*() { return emu::settings(); }
+  emu::Settings* operator->() { return &emu::settings(); }
+
+ private:
+  emu::Settings saved_;
+};
+#endif
+
+// Around 1, 2, 3 tiles, and 33 tiles (the look-back window is 32 tiles), for both status widths.
+TEST(Section11_8, TileBoundaries) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+  for (const DType type : {DType::int32, DType::float64}) {
+    const std::size_t tile = tile_items(type);
+    std::vector<std::size_t> sizes;
+    for (const std::size_t tiles : {1u, 2u, 3u, 33u}) {
+      for (const std::size_t n : {tiles * tile - 1, tiles * tile, tiles * tile + 1}) sizes.push_back(n);
+    }
+    for (const OpKind op : {OpKind::add, OpKind::last}) {
+      for (const ScanKind kind : kAllKinds) {
+        EXPECT_EQ(grading::check_sizes(table().algorithms[0], type, op, kind, sizes), "")
+            << "tile of " << tile << " elements; see " << SCANLAB_SOURCE_HINT;
+      }
+    }
+  }
+}
+
+// One workspace, 100 launches, the input alternating between two arrays: a status left by the
+// previous launch must read as "not yet published". On the cpu backend two workers run blocks at
+// the same time, so a tile does find predecessors that have not published yet in this launch.
+TEST(Section11_8, HundredLaunchesOnOneWorkspace) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+#if defined(SCANLAB_LINKED_CPU)
+  EmulatorSettings settings;
+  settings->workers = 2;
+#endif
+  for (const DType type : {DType::int32, DType::int64}) {
+    s11_8::RepeatedLaunches r;
+    r.type = type;
+    r.n = on_gpu() ? (std::size_t{1} << 22) + 3 : 12 * tile_items(type) + 3;
+    r.launches = 100;
+    EXPECT_EQ(repeated_launches(r), "") << "see " << SCANLAB_SOURCE_HINT;
+  }
+}
+
+// Only tile 0 publishes its inclusive prefix, so every other tile combines all its predecessors'
+// aggregates, 32 per window, in order: `last` (not commutative) shows a wrong order.
+TEST(Section11_8, LookBackThroughWindowsOfAggregates) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+  for (const DType type : {DType::int32, DType::uint32, DType::int64, DType::float32, DType::float64}) {
+    for (const OpKind op : kAllOps) {
+      for (const ScanKind kind : kAllKinds) {
+        s11_8::RepeatedLaunches r;
+        r.type = type;
+        r.op = op;
+        r.kind = kind;
+        r.n = (on_gpu() ? 200 : 40) * tile_items(type) + 5;
+        r.launches = 2;
+        r.prefix_period_log2 = 31;
+        EXPECT_EQ(repeated_launches(r), "")
+            << name(type) << " " << name(op) << " " << name(kind) << "; see " << SCANLAB_SOURCE_HINT;
+      }
+    }
+  }
+}
+
+// Arrays that do not start on a 16-byte boundary take the element-by-element path.
+TEST(Section11_8, MisalignedArrays) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+  for (const DType type : {DType::int32, DType::float64}) {
+    for (const std::size_t offset : {1u, 3u}) {
+      s11_8::RepeatedLaunches r;
+      r.type = type;
+      r.op = OpKind::last;
+      r.n = 3 * tile_items(type) + 7;
+      r.launches = 2;
+      r.offset = offset;
+      EXPECT_EQ(repeated_launches(r), "") << "offset " << offset << "; see " << SCANLAB_SOURCE_HINT;
+    }
+  }
+}
+
+#if defined(SCANLAB_LINKED_CPU)
+// Tiles are numbered by a ticket counter, not by blockIdx, so the order in which blocks start does
+// not matter (numbered by blockIdx, a block started first would wait for ever on a block not started).
+TEST(Section11_8, AnyBlockOrder) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+  for (const auto order : {emu::Order::reverse, emu::Order::random}) {
+    EmulatorSettings settings;
+    settings->block_order = order;
+    settings->seed = 5;
+    settings->watchdog_seconds = 5;
+    EXPECT_EQ(grading::check_sizes(table().algorithms[0], DType::int32, OpKind::last, ScanKind::inclusive,
+                                   {5 * tile_items(DType::int32) + 9}),
+              "")
+        << emu::order_name(order) << " block order; see " << SCANLAB_SOURCE_HINT;
+  }
+}
+#endif
+
+}  // namespace

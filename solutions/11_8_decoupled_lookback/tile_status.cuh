@@ -1,0 +1,141 @@
+/// \file tile_status.cuh
+/// \brief Section 11.8 (beyond the book): the status a tile publishes for its successors in the
+/// decoupled look-back scan, packed so that one relaxed load reads a flag and its value together.
+///
+/// A tile's status says what its predecessors-to-be can use:
+/// - not published (in this launch): wait;
+/// - AGGREGATE: the combination of this tile's own elements;
+/// - PREFIX: the inclusive prefix, everything from element 0 to the tile's last element.
+///
+/// **One word, no fence.** A status is one or two 64-bit words. Each word holds 32 bits of the value
+/// and a 32-bit tag, `epoch << 2 | flag`. A 64-bit access is single-copy atomic, so a reader that sees
+/// a flag sees the value that was written with it: no `__threadfence()` is needed between writing the
+/// value and raising the flag (the classic two-variable protocol needs one, and a second load).
+/// An 8-byte value takes two words, each with the same tag; on a GPU both travel in one 16-byte
+/// vector access, which the PTX memory model treats as two 8-byte accesses in unspecified order. A
+/// reader therefore accepts the pair only if both tags are equal: within one launch a tile writes each
+/// flag once, with one value, so two words with the same tag belong to the same write (a torn read,
+/// one word AGGREGATE and the other PREFIX, is simply read again).
+///
+/// **Epochs instead of a reset kernel.** Statuses live in a workspace that outlives a launch. Rather
+/// than clear it with a second kernel before every scan (what CUB's tile-state init kernel does), the
+/// host numbers its launches: the epoch. A status whose epoch is not the current launch's is stale,
+/// and reads as "not published". Zeroed memory has epoch 0, which no launch uses; after 2^30 - 1
+/// launches the host clears the workspace once and starts again at epoch 1.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "scanlab/kernel.hpp"
+
+namespace lookback {
+
+/// The flag in the two low bits of a status tag. (0: never written since the workspace was zeroed.)
+enum StatusFlag : unsigned { kNotPublished = 0, kAggregate = 1, kPrefix = 2 };
+
+/// Epochs take the 30 high bits of a tag: 1 .. kMaxEpoch.
+inline constexpr unsigned kMaxEpoch = (1u << 30) - 1;
+
+/// 64-bit words per status: one per 32 bits of the value.
+template <class T>
+inline constexpr int kStatusWords = static_cast<int>(sizeof(T) / 4);
+
+/// What a reader learns from a status: the flag (kNotPublished when stale) and the value.
+template <class T>
+struct TileStatus {
+  unsigned flag;
+  T value;
+};
+
+/// The workspace of one scan: the ticket counter that hands out tile numbers, and the statuses,
+/// kStatusWords<T> words per tile (16-byte aligned for 8-byte values). `epoch` is this launch's.
+struct TileStatusArray {
+  unsigned long long* counter;
+  unsigned long long* words;
+  unsigned epoch;
+};
+
+/// Packs `value` with `flag` and `epoch` into its status words.
+template <class T>
+SCANLAB_HD void pack_status(T value, unsigned flag, unsigned epoch, unsigned long long (&words)[kStatusWords<T>]) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "a tile status holds a 4- or 8-byte value");
+  std::uint32_t bits[kStatusWords<T>];
+  std::memcpy(bits, &value, sizeof(T));
+  const unsigned long long tag = static_cast<unsigned long long>(epoch << 2 | flag) << 32;
+  for (int k = 0; k < kStatusWords<T>; ++k) words[k] = tag | bits[k];
+}
+
+/// Unpacks status words read in launch `epoch`: kNotPublished if they are stale (another epoch),
+/// never written, or torn (the words' tags differ).
+template <class T>
+SCANLAB_HD TileStatus<T> unpack_status(const unsigned long long (&words)[kStatusWords<T>], unsigned epoch) {
+  const unsigned tag = static_cast<unsigned>(words[0] >> 32);
+  std::uint32_t bits[kStatusWords<T>];
+  bool consistent = (tag >> 2) == epoch;
+  for (int k = 0; k < kStatusWords<T>; ++k) {
+    consistent = consistent && static_cast<unsigned>(words[k] >> 32) == tag;
+    bits[k] = static_cast<std::uint32_t>(words[k]);
+  }
+  TileStatus<T> status{consistent ? (tag & 3u) : kNotPublished, T{}};
+  std::memcpy(&status.value, bits, sizeof(T));
+  return status;
+}
+
+/// Writes a tile's status words. On a GPU: one relaxed (morally strong, L2-coherent) store of 8 or
+/// 16 bytes. On the cpu backend: one atomic exchange per word.
+template <int W>
+__device__ __forceinline__ void store_status_words(unsigned long long* p, const unsigned long long (&w)[W]) {
+  static_assert(W == 1 || W == 2, "one or two status words");
+#if defined(SCANLAB_BACKEND_CUDA)
+  if constexpr (W == 1) {
+    asm volatile("st.relaxed.gpu.u64 [%0], %1;" ::"l"(p), "l"(w[0]) : "memory");
+  } else {
+    asm volatile("st.relaxed.gpu.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(w[0]), "l"(w[1]) : "memory");
+  }
+#else
+  for (int k = 0; k < W; ++k) atomicExch(p + k, w[k]);
+#endif
+}
+
+/// Reads a tile's status words. On a GPU: one relaxed load of 8 or 16 bytes, served by L2 (never a
+/// stale L1 line). On the cpu backend: an atomic read per word (`atomicAdd(p, 0)`), which is a point
+/// where the emulator's scheduler can run other threads, so a loop that waits on it makes progress.
+template <int W>
+__device__ __forceinline__ void load_status_words(const unsigned long long* p, unsigned long long (&w)[W]) {
+  static_assert(W == 1 || W == 2, "one or two status words");
+#if defined(SCANLAB_BACKEND_CUDA)
+  if constexpr (W == 1) {
+    asm volatile("ld.relaxed.gpu.u64 %0, [%1];" : "=l"(w[0]) : "l"(p) : "memory");
+  } else {
+    asm volatile("ld.relaxed.gpu.v2.u64 {%0, %1}, [%2];" : "=l"(w[0]), "=l"(w[1]) : "l"(p) : "memory");
+  }
+#else
+  for (int k = 0; k < W; ++k) w[k] = atomicAdd(const_cast<unsigned long long*>(p + k), 0ull);
+#endif
+}
+
+/// Publishes tile `tile`'s status for this launch.
+template <class T>
+__device__ __forceinline__ void publish_status(const TileStatusArray& s, unsigned tile, unsigned flag, T value) {
+  unsigned long long words[kStatusWords<T>];
+  pack_status(value, flag, s.epoch, words);
+  store_status_words(s.words + static_cast<std::size_t>(tile) * kStatusWords<T>, words);
+}
+
+/// Reads tile `tile`'s status as this launch sees it (kNotPublished if not yet written in this launch).
+template <class T>
+__device__ __forceinline__ TileStatus<T> read_status(const TileStatusArray& s, unsigned tile) {
+  unsigned long long words[kStatusWords<T>];
+  load_status_words(s.words + static_cast<std::size_t>(tile) * kStatusWords<T>, words);
+  return unpack_status<T>(words, s.epoch);
+}
+
+/// 64-bit words of workspace for `tiles` tiles: the counter, one word of padding (so the statuses
+/// start 16-byte aligned), then the statuses.
+template <class T>
+constexpr std::size_t workspace_words(std::size_t tiles) {
+  return 2 + tiles * kStatusWords<T>;
+}
+
+}  // namespace lookback
