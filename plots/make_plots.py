@@ -1,0 +1,613 @@
+#!/usr/bin/env python3
+"""Draws scanlab's figures from the data its programs write (never from their printed output).
+
+    make_plots.py --data DIR --out DIR [--gpu-data DIR] [--only work,steps,trace,bandwidth]
+
+Reads, in --data:
+  *.json  "scanlab.work_efficiency/1" (scanlab_11_3 --json FILE): operator applications and steps
+          per algorithm and n, measured by the emulator, with the model and the book's formulas;
+          "scanlab.trace/1" (scanlab_11_3 --trace FILE): the shared arrays after every barrier of an
+          8- and a 16-element scan; other JSON files are passed over.
+  *.csv   timings with the columns device, algorithm, n, gbps (and optionally type, verified,
+          backend): the section programs' --csv files and the GPU runs committed under plots/data/
+          (--gpu-data, default: the data/ folder next to this script). Emulator (backend cpu) rows
+          and unverified rows are not drawn.
+Writes, in --out (PNG and SVG each):
+  work_vs_n         operator applications against n (log-log), measured and the book's formulas
+  steps_vs_n        steps on P = 32, 128, 1024 execution units, thread and warp granularity, and
+                    the book's estimates, with the book's worked examples marked
+  trace_<source>_<algorithm>_n<N>   the array after each step, drawn like the book's figures
+  bandwidth_<device>               GB/s against n on a GPU (skipped, with a message, if no CSV)
+A missing or malformed input file is one line on stderr, "make_plots.py: error: ...", and exit 1.
+"""
+import argparse
+import csv
+import glob
+import json
+import math
+import os
+import re
+import statistics
+import sys
+
+PROG = "make_plots.py"
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORK_SCHEMA = "scanlab.work_efficiency/1"
+TRACE_SCHEMA = "scanlab.trace/1"
+ALL_PLOTS = ("work", "steps", "trace", "bandwidth")
+
+# One colour per algorithm family, kept across figures.
+COLOURS = {
+    "sequential": "#555555",
+    "kogge_stone": "#d62728",
+    "brent_kung": "#1f77b4",
+    "coarsened": "#2ca02c",
+    "other": "#9467bd",
+}
+LABELS = {
+    "sequential": "sequential (11.1)",
+    "kogge_stone": "Kogge-Stone (11.2)",
+    "brent_kung": "Brent-Kung (11.4)",
+    "coarsened": "coarsened (11.5)",
+}
+
+
+class PlotError(Exception):
+    """A problem with the inputs: reported as one line, exit status 1."""
+
+
+# ---- reading --------------------------------------------------------------------------------------
+
+def read_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except json.JSONDecodeError as e:
+        raise PlotError(f"{path} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})")
+    except OSError as e:
+        raise PlotError(f"cannot read {path}: {e.strerror}")
+
+
+def need(obj, key, kind, path, where):
+    """obj[key], checked to be of `kind`; else a PlotError naming the file and the place."""
+    if not isinstance(obj, dict) or key not in obj:
+        raise PlotError(f"{path}: {where} has no '{key}' (not a file scanlab_11_3 wrote, or an old one)")
+    value = obj[key]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) and bool not in kinds:
+        raise PlotError(f"{path}: {where}: '{key}' is {value!r}, expected a {kinds[0].__name__}")
+    if not isinstance(value, kinds):
+        raise PlotError(f"{path}: {where}: '{key}' is {value!r}, expected a {kinds[0].__name__}")
+    return value
+
+
+def check_work(doc, path):
+    ps = need(doc, "p", list, path, "the file")
+    if not ps or not all(isinstance(p, int) and p > 0 for p in ps):
+        raise PlotError(f"{path}: 'p' must list positive whole numbers, not {ps!r}")
+    rows = need(doc, "rows", list, path, "the file")
+    for i, row in enumerate(rows):
+        where = f"row {i + 1}"
+        need(row, "algorithm", str, path, where)
+        need(row, "family", str, path, where)
+        need(row, "n", int, path, where)
+        need(row, "verified", bool, path, where)
+        need(row, "threads", int, path, where)
+        need(row, "section_size", int, path, where)
+        need(row, "work_measured", int, path, where)
+        need(row, "steps_unlimited", int, path, where)
+        steps = need(row, "steps", dict, path, where)
+        for p in ps:
+            cell = need(steps, str(p), dict, path, f"{where} steps")
+            for key in ("thread", "warp"):
+                need(cell, key, (int, float), path, f"{where} steps P = {p}")
+            if cell.get("book") is not None:
+                need(cell, "book", (int, float), path, f"{where} steps P = {p}")
+    for i, ex in enumerate(need(doc, "book_examples", list, path, "the file")):
+        where = f"book example {i + 1}"
+        need(ex, "algorithm", str, path, where)
+        need(ex, "book", (int, float), path, where)
+        need(ex, "n", int, path, where)
+    return doc
+
+
+def check_trace(doc, path):
+    for i, run in enumerate(need(doc, "runs", list, path, "the file")):
+        where = f"run {i + 1}"
+        need(run, "algorithm", str, path, where)
+        n = need(run, "n", int, path, where)
+        need(run, "verified", bool, path, where)
+        for key in ("input", "output"):
+            values = need(run, key, list, path, where)
+            if len(values) != n or not all(isinstance(v, int) for v in values):
+                raise PlotError(f"{path}: {where}: '{key}' must hold {n} whole numbers")
+        for j, frame in enumerate(need(run, "frames", list, path, where)):
+            fw = f"{where} frame {j + 1}"
+            need(frame, "launch", int, path, fw)
+            need(frame, "step", int, path, fw)
+            need(frame, "name", str, path, fw)
+            values = need(frame, "values", list, path, fw)
+            if not all(isinstance(v, str) for v in values):
+                raise PlotError(f"{path}: {fw}: 'values' must be strings")
+    return doc
+
+
+def to_number(text, path, line, column, kind=float):
+    try:
+        value = kind(text)
+    except (TypeError, ValueError):
+        raise PlotError(f"{path}:{line}: column '{column}' is {text!r}, not a number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise PlotError(f"{path}:{line}: column '{column}' is {text!r}, not a finite number")
+    return value
+
+
+def read_bandwidth_csv(path):
+    """Rows (device, algorithm, type, n, gbps) of a timing CSV, or None if it is another kind of CSV
+    (the 11.3 work table). Emulator and unverified rows are dropped."""
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            header = reader.fieldnames
+            if not header:
+                raise PlotError(f"{path} is empty (expected a header line with device,algorithm,n,gbps)")
+            if "work_measured" in header:
+                return None  # scanlab_11_3 --csv: the work table, drawn from its JSON
+            missing = [c for c in ("device", "algorithm", "n", "gbps") if c not in header]
+            if missing:
+                raise PlotError(f"{path}: the header has no column {', '.join(missing)} "
+                                f"(a timing CSV needs device, algorithm, n, gbps)")
+            rows = []
+            for line, r in enumerate(reader, start=2):
+                if None in r or any(r.get(c) is None for c in header):
+                    raise PlotError(f"{path}:{line}: {len(header)} columns expected, the line has a different count")
+                if r.get("backend", "cuda") == "cpu":
+                    continue
+                if r.get("verified", "true").strip().lower() not in ("true", "1", "yes"):
+                    continue
+                n = to_number(r["n"], path, line, "n", int)
+                gbps = to_number(r["gbps"], path, line, "gbps")
+                device = r["device"].strip()
+                if r.get("cuda_version"):
+                    device = f"{device}, CUDA {r['cuda_version'].strip()}"
+                rows.append((device, r["algorithm"].strip(), r.get("type", "").strip(), n, gbps))
+            return rows
+    except UnicodeDecodeError:
+        raise PlotError(f"{path} is not a text CSV file")
+    except csv.Error as e:
+        raise PlotError(f"{path}: not valid CSV ({e})")
+    except OSError as e:
+        raise PlotError(f"cannot read {path}: {e.strerror}")
+
+
+def load(data_dir, gpu_dir):
+    if not os.path.isdir(data_dir):
+        raise PlotError(f"--data {data_dir} is not a folder (give the folder the programs wrote their JSON/CSV to)")
+    work, traces, bandwidth, notes = [], [], [], []
+    for path in sorted(glob.glob(os.path.join(data_dir, "*.json"))):
+        doc = read_json(path)
+        schema = doc.get("schema") if isinstance(doc, dict) else None
+        if schema == WORK_SCHEMA:
+            work.append((path, check_work(doc, path)))
+        elif schema == TRACE_SCHEMA:
+            traces.append((path, check_trace(doc, path)))
+        else:
+            notes.append(f"{os.path.basename(path)}: not a work or trace file, passed over")
+    csv_paths = sorted(glob.glob(os.path.join(data_dir, "*.csv")))
+    if gpu_dir and os.path.isdir(gpu_dir) and os.path.abspath(gpu_dir) != os.path.abspath(data_dir):
+        csv_paths += sorted(glob.glob(os.path.join(gpu_dir, "*.csv")))
+    for path in csv_paths:
+        rows = read_bandwidth_csv(path)
+        if rows:
+            bandwidth.extend(rows)
+    return work, traces, bandwidth, notes
+
+
+# ---- drawing --------------------------------------------------------------------------------------
+
+def save(fig, out_dir, stem, written):
+    for ext in ("png", "svg"):
+        path = os.path.join(out_dir, f"{stem}.{ext}")
+        fig.savefig(path, dpi=130 if ext == "png" else None, bbox_inches="tight")
+        written.append(path)
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+
+
+def pick_work(work):
+    """The solution's work file if there is one (else the exercise's), and its source."""
+    for path, doc in work:
+        if doc.get("source") == "solution":
+            return path, doc
+    return work[0]
+
+
+def series(doc):
+    """{algorithm: [rows sorted by n]}, verified rows only, in the order the file has them."""
+    out = {}
+    for row in doc["rows"]:
+        if row["verified"]:
+            out.setdefault(row["algorithm"], []).append(row)
+    for rows in out.values():
+        rows.sort(key=lambda r: r["n"])
+    return out
+
+
+def coarsening_factor(rows):
+    """Elements per thread of a coarsened scan (its section over its threads), from its largest run."""
+    r = max(rows, key=lambda r: r["n"])
+    return max(1, r["section_size"] // max(1, r["threads"]))
+
+
+def algorithm_label(name, rows):
+    family = rows[0]["family"]
+    if family == "coarsened":
+        return f"{name} (11.5, {coarsening_factor(rows)} elements per thread)"
+    return LABELS.get(family, name) if name == family else name
+
+
+def style_for(name, rows, index_in_family):
+    family = rows[0]["family"]
+    colour = COLOURS.get(family, COLOURS["other"])
+    markers = ["o", "s", "^", "D", "v", "P"]
+    return colour, markers[index_in_family % len(markers)]
+
+
+def book_work(family, n, t):
+    if family == "sequential":
+        return n - 1
+    if family == "kogge_stone":
+        return n * math.log2(n) - (n - 1)
+    if family == "brent_kung":
+        return 2 * n - 2 - math.log2(n)
+    if family == "coarsened":
+        return (n - t) + t * math.log2(t) + (n - t)
+    return None
+
+
+def plot_work(doc, source_note, out_dir, written):
+    import matplotlib.pyplot as plt
+    data = series(doc)
+    if not data:
+        raise PlotError("the work file has no verified row to draw")
+    fig, (ax, ax_ratio) = plt.subplots(1, 2, figsize=(14, 8))
+    n_all = sorted({r["n"] for rows in data.values() for r in rows})
+    n_lo, n_hi = max(2, min(n_all)), max(n_all)
+    grid = [n_lo * (n_hi / n_lo) ** (k / 200) for k in range(201)]
+    drawn_formula = set()
+    per_family = {}
+    for name, rows in data.items():
+        family = rows[0]["family"]
+        k = per_family.get(family, 0)
+        per_family[family] = k + 1
+        colour, marker = style_for(name, rows, k)
+        label = algorithm_label(name, rows)
+        full = [r for r in rows if r["family"] == "sequential" or r["section_size"] in (0, r["n"])]
+        padded = [r for r in rows if r not in full]
+        for ax_, value in ((ax, lambda r: r["work_measured"]),
+                           (ax_ratio, lambda r: r["work_measured"] / max(r["n"] - 1, 1))):
+            if full:
+                ax_.plot([r["n"] for r in full], [value(r) for r in full], marker, color=colour, ms=6,
+                         label=label + " (measured)" if ax_ is ax else None, zorder=3)
+            if padded:
+                ax_.plot([r["n"] for r in padded], [value(r) for r in padded], marker, color=colour, ms=6,
+                         mfc="none", zorder=3,
+                         label=(label + ": padded section") if ax_ is ax else None)
+        # The book's formula as a line (one per family; per factor f, T = N / f, for the coarsened scan).
+        f = coarsening_factor(rows) if family == "coarsened" else 1
+        key = (family, f)
+        if family in LABELS and key not in drawn_formula:
+            drawn_formula.add(key)
+            xs = [n for n in grid if n >= 2 * f]
+            if xs:
+                ys = [book_work(family, n, n / f) for n in xs]
+                text = {"sequential": "N - 1", "kogge_stone": "N log2 N - (N - 1)",
+                        "brent_kung": "2N - 2 - log2 N",
+                        "coarsened": f"2(N - T) + T log2 T, T = N / {f}"}[family]
+                dashes = [(None), (0, (6, 2)), (0, (2, 2)), (0, (6, 2, 2, 2))][len([k for k in drawn_formula if k[0] == family]) % 4 - 1]
+                ls = "-" if dashes is None else dashes
+                ax.plot(xs, ys, linestyle=ls, color=colour, lw=1.2, alpha=0.6, label=f"book: {text}")
+                ax_ratio.plot(xs, [y / max(n - 1, 1) for n, y in zip(xs, ys)], linestyle=ls, color=colour, lw=1.2,
+                              alpha=0.6)
+    for a in (ax, ax_ratio):
+        a.set_xscale("log", base=2)
+        a.set_xlabel("N (elements scanned)")
+        a.grid(True, which="both", alpha=0.25)
+    ax.set_yscale("log")
+    ax.set_ylabel("operator applications")
+    ax.set_title("Work: markers measured by the emulator, lines the book's formulas", fontsize=10)
+    ax_ratio.set_yscale("log", base=2)
+    ax_ratio.set_ylabel("work / (N - 1)")
+    ax_ratio.set_title("Times the sequential scan's work: Kogge-Stone ~ log2 N, Brent-Kung < 2", fontsize=10)
+    ax_ratio.axhline(2, color=COLOURS["brent_kung"], lw=0.8, ls=":")
+    fig.subplots_adjust(bottom=0.34, top=0.86, wspace=0.22)
+    fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=8, frameon=False,
+               bbox_to_anchor=(0.5, 0.0))
+    fig.suptitle(f"Section 11.3: work efficiency{source_note}\nHollow markers: N is not a power of two; the "
+                 "kernel pads its section to one with the identity, and works on the padding too", fontsize=10)
+    save(fig, out_dir, "work_vs_n", written)
+
+
+def plot_steps(doc, source_note, out_dir, written):
+    import matplotlib.pyplot as plt
+    everything = series(doc)
+    # One algorithm per family keeps the panels readable: the first of each in the file, except the
+    # coarsened scan of the book's example (64 threads for 1024 elements) when there is one.
+    preferred = {ex.get("measured_algorithm") for ex in doc["book_examples"] if ex.get("measured_algorithm")}
+    chosen = {}
+    for name, rows in everything.items():
+        family = rows[0]["family"]
+        if family not in LABELS:
+            continue
+        if family not in chosen or (name in preferred and chosen[family] not in preferred):
+            chosen[family] = name
+    data = {name: rows for name, rows in everything.items() if name in chosen.values()}
+    parallel_max = max((r["n"] for rows in data.values() for r in rows if r["family"] != "sequential"), default=0)
+    if parallel_max:  # the sequential scan only over the range of the parallel ones
+        data = {name: [r for r in rows if r["family"] != "sequential" or r["n"] <= parallel_max]
+                for name, rows in data.items()}
+    same = all(r["steps"][str(p)]["thread"] == r["steps"][str(p)]["warp"]
+               for rows in data.values() for r in rows for p in doc["p"])
+    ps = doc["p"]
+    shown = [p for p in (32, 128, 1024) if p in ps] or ps[:3]
+    fig, axes = plt.subplots(1, len(shown), figsize=(6.0 * len(shown), 7.0), squeeze=False)
+    axes = axes[0]
+    for ax, p in zip(axes, shown):
+        key = str(p)
+        per_family = {}
+        for name, rows in data.items():
+            family = rows[0]["family"]
+            k = per_family.get(family, 0)
+            per_family[family] = k + 1
+            colour, marker = style_for(name, rows, k)
+            label = algorithm_label(name, rows)
+            rows = [r for r in rows if r["n"] & (r["n"] - 1) == 0] or rows  # powers of two: clean lines
+            ns = [r["n"] for r in rows]
+            thread = [r["steps"][key]["thread"] for r in rows]
+            warp = [r["steps"][key]["warp"] for r in rows]
+            book = [r["steps"][key].get("book") for r in rows]
+            ax.plot(ns, thread, "-" + marker, color=colour, ms=4, lw=1.4, label=f"{label}: thread granularity")
+            if family != "sequential":
+                ax.plot(ns, warp, "--", color=colour, lw=1.2, label=f"{label}: warp granularity (32 lanes)")
+            if family in LABELS and family != "sequential" and all(b is not None for b in book):
+                ax.plot(ns, book, ":", color=colour, lw=1.6, alpha=0.8, label=f"{label}: book estimate")
+        if p == 32:
+            for ex in doc["book_examples"]:
+                family = ex["algorithm"]
+                colour = COLOURS.get(family, COLOURS["other"])
+                ax.plot([ex["n"]], [ex["book"]], "*", color=colour, ms=15, mec="black", mew=0.6, zorder=5)
+                measured = ex.get("measured_thread")
+                text = f"book: {ex['book']:g}"
+                if measured is not None:
+                    text += f"\nmeasured: {measured}"
+                    if ex.get("measured_warp") not in (None, measured):
+                        text += f" / warp {ex['measured_warp']}"
+                where = {"kogge_stone": (0.04, 0.80), "brent_kung": (0.70, 0.22), "coarsened": (0.04, 0.55)}
+                name = {"kogge_stone": "Kogge-Stone", "brent_kung": "Brent-Kung"}.get(family, family)
+                ax.annotate(f"{name}, {ex.get('measured_threads', '?')} threads\n{text}", (ex["n"], ex["book"]),
+                            xytext=where.get(family, (0.05, 0.5)), textcoords="axes fraction", fontsize=8,
+                            color=colour, arrowprops=dict(arrowstyle="->", color=colour, lw=0.8))
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("N (elements scanned)")
+        ax.set_ylabel("steps")
+        ax.set_title(f"P = {p} execution units")
+        ax.grid(True, which="both", alpha=0.25)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.subplots_adjust(bottom=0.24, top=0.83, wspace=0.22)
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False, bbox_to_anchor=(0.5, 0.0))
+    fig.suptitle(f"Section 11.3: steps on P execution units{source_note}\n"
+                 "steps = sum over barrier intervals of ceil(active / P) x (most applications by one thread); "
+                 "active = threads applying (solid) or 32 x warps applying (dashed)\n"
+                 "dotted: the book's estimate (work / P, at least the steps with unlimited units); "
+                 "stars: the book's worked examples (1024 elements, P = 32)"
+                 + ("\ndashed lies on solid: these kernels keep their applying threads packed in whole warps"
+                    if same else ""), fontsize=9.5)
+    save(fig, out_dir, "steps_vs_n", written)
+
+
+# -- traces --
+
+def decode(value, n):
+    """The run of inputs x_lo..x_hi a traced value sums, when the input is x_i = 2^i; None if the
+    value is not such a run (a wrong partial result), '?' if never written."""
+    if value == "?":
+        return "?"
+    try:
+        v = int(value)
+    except ValueError:
+        return None
+    if v == 0:
+        return ()  # the identity: sums nothing (padding)
+    if v < 0 or v >= (1 << n):
+        return None
+    lo = (v & -v).bit_length() - 1
+    hi = v.bit_length() - 1
+    if v != ((1 << (hi + 1)) - (1 << lo)):
+        return None
+    return (lo, hi)
+
+
+def cell_text(run):
+    if run == "?":
+        return "?"
+    if run is None:
+        return "wrong"
+    if run == ():
+        return "id"
+    lo, hi = run
+    return f"x{lo}" if lo == hi else f"x{lo}..\n{hi}" if hi - lo >= 1 else ""
+
+
+def trace_rows(run):
+    """[(label, values)] for the drawing: the input, the traced array each time it changed, the output."""
+    frames = sorted(run["frames"], key=lambda f: (f["launch"], f["step"]))
+    if not frames:
+        return []
+    longest = max(len(f["values"]) for f in frames)
+    names = [f["name"] for f in frames if len(f["values"]) == longest]
+    main = [nm for nm in dict.fromkeys(names)]
+    rows = [("x (input)", [str(v) for v in run["input"]])]
+    previous = {}
+    for f in frames:
+        if f["name"] not in main:
+            continue
+        values = f["values"]
+        before = previous.get((f["launch"], f["name"]))
+        previous[(f["launch"], f["name"])] = values
+        if all(v == "?" for v in values):
+            continue
+        if values == rows[-1][1] or (before is not None and values == before and values == rows[-1][1]):
+            continue
+        where = os.path.basename(f.get("where", "")) if f.get("where") else ""
+        name = f["name"] if len(main) > 1 else f["name"]
+        rows.append((f"{name} after barrier {f['step'] + 1}" + (f"\n({where})" if where else ""), values))
+    n = run["n"]
+    out = [str(v) for v in run["output"]]
+    if out != [v for v in rows[-1][1][:n]]:
+        rows.append(("y (output)", out))
+    return rows
+
+
+def plot_trace(run, source, out_dir, written):
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+    n = run["n"]
+    rows = trace_rows(run)
+    if len(rows) < 2:
+        return False
+    width = max(len(r[1]) for r in rows)
+    cell_w, cell_h = 1.0, 1.0
+    fig_w = 2.4 + 0.62 * width
+    fig_h = 1.3 + 0.95 * len(rows)
+    fig, ax = plt.subplots(figsize=(fig_w, fig_h))
+    decoded = [[decode(v, n) for v in values] for _, values in rows]
+    for r, (label, values) in enumerate(rows):
+        y = -r * 1.6
+        ax.text(-0.35, y + cell_h / 2, label, ha="right", va="center", fontsize=7.5)
+        for i, v in enumerate(values):
+            d = decoded[r][i]
+            changed = r > 0 and i < len(decoded[r - 1]) and d != decoded[r - 1][i] and label != "y (output)"
+            face = "white"
+            if d == "?":
+                face = "#f4b6b6"
+            elif d is None:
+                face = "#f08080"
+            elif changed:
+                face = "#ffd966"
+            ax.add_patch(Rectangle((i * cell_w, y), cell_w * 0.94, cell_h, facecolor=face, edgecolor="#333333",
+                                   lw=0.7, hatch="//" if d == "?" else None))
+            text = cell_text(d) if d is not None else f"{v}\nwrong"
+            if i >= n and d == ():
+                text = "pad"
+            ax.text(i * cell_w + 0.47, y + cell_h / 2, text, ha="center", va="center",
+                    fontsize=7 if width <= 8 else 6)
+            # Arrows: the element combined into a changed cell came from the row above.
+            if changed and isinstance(d, tuple) and d and isinstance(decoded[r - 1][i], tuple) and decoded[r - 1][i]:
+                old = decoded[r - 1][i]
+                if d[1] == old[1] and d[0] < old[0]:
+                    want = (d[0], old[0] - 1)
+                    sources = [j for j, s in enumerate(decoded[r - 1]) if s == want]
+                    if sources:
+                        j = min(sources, key=lambda j: abs(j - (old[0] - 1)))
+                        ax.add_patch(FancyArrowPatch((j * cell_w + 0.47, y + 1.6), (i * cell_w + 0.47, y + cell_h),
+                                                     arrowstyle="-|>", mutation_scale=7, color="#b8860b", lw=0.8))
+                    ax.add_patch(FancyArrowPatch((i * cell_w + 0.47, y + 1.6), (i * cell_w + 0.47, y + cell_h),
+                                                 arrowstyle="-", color="#999999", lw=0.6))
+    for i in range(width):
+        ax.text(i * cell_w + 0.47, 1.25, f"{i}", ha="center", va="bottom", fontsize=7, color="#555555")
+    ax.set_xlim(-0.2, width * cell_w + 0.1)
+    ax.set_ylim(-(len(rows) - 1) * 1.6 - 0.3, 1.8)
+    ax.axis("off")
+    status = "output verified" if run["verified"] else "WRONG OUTPUT: " + (run.get("failure") or "")[:90]
+    work = run.get("work_measured")
+    title = (f"{run['algorithm']} ({run.get('section', '')}, {source}): {n} elements x[i] = 2^i, "
+             f"{run.get('threads', '?')} threads; {work} operator applications; {status}")
+    ax.set_title(title, fontsize=9, loc="left")
+    fig.text(0.01, 0.005, "xa..b = x[a] + ... + x[b]; yellow: combined in this step (arrow: the partial sum it took "
+             "in); red hatched: never written; pad: the identity past n", fontsize=7)
+    save(fig, out_dir, f"trace_{source}_{run['algorithm']}_n{n}", written)
+    return True
+
+
+def plot_bandwidth(rows, out_dir, written):
+    import matplotlib.pyplot as plt
+    by_device = {}
+    for device, algorithm, dtype, n, gbps in rows:
+        by_device.setdefault(device, {}).setdefault((algorithm, dtype), {}).setdefault(n, []).append(gbps)
+    for device, curves in sorted(by_device.items()):
+        fig, ax = plt.subplots(figsize=(9, 5.5))
+        for (algorithm, dtype), points in sorted(curves.items()):
+            ns = sorted(points)
+            ax.plot(ns, [statistics.median(points[n]) for n in ns], "-o", ms=3,
+                    label=f"{algorithm}" + (f" ({dtype})" if dtype else ""))
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("n (elements)")
+        ax.set_ylabel("GB/s (2 n sizeof(T) / median time)")
+        ax.set_title(f"Scan bandwidth on {device}", fontsize=10)
+        ax.grid(True, which="both", alpha=0.25)
+        ax.legend(fontsize=7, ncol=2)
+        slug = re.sub(r"[^A-Za-z0-9]+", "_", device).strip("_").lower() or "gpu"
+        save(fig, out_dir, f"bandwidth_{slug}", written)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog=PROG, description="Draw scanlab's figures from its JSON/CSV data.")
+    parser.add_argument("--data", required=True, help="folder with the programs' JSON/CSV files")
+    parser.add_argument("--out", required=True, help="folder for the PNG and SVG files (created)")
+    parser.add_argument("--gpu-data", default=os.path.join(HERE, "data"),
+                        help="folder of committed GPU timing CSVs (default: plots/data)")
+    parser.add_argument("--only", default=",".join(ALL_PLOTS),
+                        help="comma-separated subset of: " + ", ".join(ALL_PLOTS))
+    args = parser.parse_args(argv)
+    try:
+        wanted = [w.strip() for w in args.only.split(",") if w.strip()]
+        unknown = [w for w in wanted if w not in ALL_PLOTS]
+        if unknown:
+            raise PlotError(f"--only: unknown plot {', '.join(unknown)} (choose from {', '.join(ALL_PLOTS)})")
+        work, traces, bandwidth, notes = load(args.data, args.gpu_data)
+        if ("work" in wanted or "steps" in wanted) and not work:
+            raise PlotError(f"no work-efficiency JSON in {args.data} "
+                            "(write one with: scanlab_11_3 --json DIR/work_efficiency.json)")
+        if "trace" in wanted and not traces:
+            raise PlotError(f"no trace JSON in {args.data} (write one with: scanlab_11_3 --trace DIR/traces.json)")
+        try:
+            import matplotlib
+        except ImportError:
+            raise PlotError("matplotlib is not installed (pip install -r plots/requirements.txt)")
+        matplotlib.use("Agg")
+        os.makedirs(args.out, exist_ok=True)
+        written = []
+        if work:
+            path, doc = pick_work(work)
+            note = "" if doc.get("source", "solution") == "solution" else f" ({doc['source']} kernels and model)"
+            if "work" in wanted:
+                plot_work(doc, note, args.out, written)
+            if "steps" in wanted:
+                plot_steps(doc, note, args.out, written)
+        if "trace" in wanted:
+            drawn = 0
+            for path, doc in traces:
+                for run in doc["runs"]:
+                    drawn += plot_trace(run, doc.get("source", "solution"), args.out, written)
+            if drawn == 0:
+                raise PlotError("the trace files hold no traced array to draw")
+        if "bandwidth" in wanted:
+            if bandwidth:
+                plot_bandwidth(bandwidth, args.out, written)
+            else:
+                print(f"{PROG}: bandwidth: no GPU timing CSV in {args.data} or {args.gpu_data}: skipped")
+        for note in notes:
+            print(f"{PROG}: {note}")
+        print(f"{PROG}: wrote {len(written)} files to {args.out}")
+        return 0
+    except PlotError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
