@@ -34,12 +34,7 @@ const bool registered = [] {
   return true;
 }();
 
-const Algorithm& algorithm(std::string_view algo) {
-  for (const Algorithm& a : table().algorithms) {
-    if (a.name == algo) return a;
-  }
-  throw std::runtime_error("section 11.2 has no algorithm " + std::string(algo));
-}
+Algorithm algorithm(std::string_view name) { return grading::algorithm_named(table(), name); }
 
 constexpr std::string_view kAll[] = {"kogge_stone", "kogge_stone_double_buffer", "kogge_stone_warp_shuffle"};
 

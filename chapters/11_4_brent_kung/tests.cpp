@@ -30,12 +30,7 @@ const bool registered = [] {
 }();
 
 /// The algorithm named `name` in this section's table (fails the test if it is missing).
-const Algorithm& algorithm(const std::string& name) {
-  for (const Algorithm& a : table().algorithms) {
-    if (a.name == name) return a;
-  }
-  throw std::runtime_error("section 11.4 has no algorithm " + name);
-}
+Algorithm algorithm(std::string_view name) { return grading::algorithm_named(table(), name); }
 
 const char* const kBoth[] = {"brent_kung", "brent_kung_padded"};
 

@@ -31,12 +31,7 @@ const bool registered = [] {
 }();
 
 /// The algorithm named `name` in this section's table.
-const Algorithm& algorithm(const std::string& name) {
-  for (const Algorithm& a : table().algorithms) {
-    if (a.name == name) return a;
-  }
-  throw std::runtime_error("section 11.5 has no algorithm " + name);
-}
+Algorithm algorithm(std::string_view name) { return grading::algorithm_named(table(), name); }
 
 RunResult run_int32(const Algorithm& a, const std::vector<std::int32_t>& x, std::vector<std::int32_t>& y,
                     ScanKind kind, bool trace = false) {

@@ -47,12 +47,7 @@ RunResult repeated_launches(const RunRequest& request) {
 #endif
 }
 
-const Algorithm& algorithm(const AlgorithmTable& in, const std::string& name) {
-  for (const Algorithm& a : in.algorithms) {
-    if (a.name == name) return a;
-  }
-  throw std::runtime_error("section 11.7 has no algorithm " + name);
-}
+Algorithm algorithm(const AlgorithmTable& in, std::string_view name) { return grading::algorithm_named(in, name); }
 
 const bool registered = [] {
 #if defined(SCANLAB_LINKED_CPU)

@@ -1,8 +1,12 @@
 # CMake helpers for scanlab sections. A section's CMakeLists is one call:
 #
-#   scanlab_add_section(ID 11.2 DIR 11_2_kogge_stone NAMESPACE s11_2
+#   scanlab_add_section(ID 11.2 DIR 11_2_kogge_stone NAMESPACE s11_2 IN_BLOCK
 #                       KERNELS kogge_stone.cuh
 #                       MUTANTS no_second_barrier exclusive_loads_x_i)
+#
+# IN_BLOCK: the section's algorithms scan one section (the program's --sections K runs K of them in
+# one launch); without it they scan any n. SANITIZE_ARGS: extra program arguments for the sanitizer
+# tests (below).
 #
 # From chapters/<DIR>/ it uses launch.inc (the host code that launches the kernels, compiled once per
 # backend), main.cpp (the program) and tests.cpp (the grading tests); the kernels come from
@@ -16,6 +20,31 @@
 #     fail on the mutant.
 
 set(SCANLAB_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+
+# compute-sanitizer's checkers, run on a solution program's every kernel (label "sanitize"): registered
+# when the cuda backend is built and compute-sanitizer is found, skipped at run time without a GPU.
+# `ctest -L sanitize` runs them all on a GPU machine. Extra program arguments (say, a small --n for
+# the multi-block sections: racecheck is slow) come after the section ID.
+find_program(SCANLAB_COMPUTE_SANITIZER compute-sanitizer
+             HINTS "${CUDAToolkit_BIN_DIR}" /usr/local/cuda/bin /opt/cuda/bin)
+function(scanlab_add_sanitizer_tests program section)
+  if(NOT SCANLAB_HAVE_CUDA OR NOT SCANLAB_COMPUTE_SANITIZER)
+    return()
+  endif()
+  foreach(tool IN ITEMS memcheck racecheck synccheck initcheck)
+    # One 4-byte and one 8-byte type (11.8 packs its status words differently), both scan kinds.
+    foreach(run IN ITEMS "int32;--inclusive" "double;--exclusive")
+      list(GET run 0 type)
+      list(GET run 1 kind)
+      set(name "${section}.sanitize.${tool}.${type}")
+      add_test(NAME "${name}"
+               COMMAND "${SCANLAB_COMPUTE_SANITIZER}" --tool ${tool} --error-exitcode 3
+                       $<TARGET_FILE:${program}> --backend cuda --reps 0 --type ${type} ${kind} ${ARGN})
+      set_tests_properties("${name}" PROPERTIES LABELS "sanitize;${section};cuda" TIMEOUT 600
+                           SKIP_REGULAR_EXPRESSION "no CUDA GPU is available")
+    endforeach()
+  endforeach()
+endfunction()
 
 # A shared library of kernels and their launch code for one backend. Hidden visibility keeps the
 # cuda and cpu builds of the same templates apart when one program links both; on the cpu backend
@@ -69,7 +98,7 @@ endfunction()
 
 # Bad-input tests for a section program (label "cli;<section>"): each bad command line must give one
 # line on stderr that says what is wrong, and exit status 2; never a crash or a hang.
-function(scanlab_add_cli_tests program section)
+function(scanlab_add_cli_tests program section in_block)
   scanlab_add_cli_case(${program} ${section} unknown_flag 2 "unknown option '--frobnicate'" --frobnicate)
   scanlab_add_cli_case(${program} ${section} negative_n 2 "--n needs a non-negative whole number" --n -5)
   scanlab_add_cli_case(${program} ${section} n_not_a_number 2 "--n needs a non-negative whole number" --n lots)
@@ -81,6 +110,18 @@ function(scanlab_add_cli_tests program section)
                        --algorithm magic)
   scanlab_add_cli_case(${program} ${section} too_large_for_memory 2 "(needs [0-9.]+ GiB|more than)"
                        --backend cpu --n 200000000000 --reps 0)
+  scanlab_add_cli_case(${program} ${section} sections_zero 2 "--sections 0: give at least 1 section"
+                       --sections 0)
+  scanlab_add_cli_case(${program} ${section} sections_and_n 2 "give --n or --sections, not both"
+                       --sections 2 --n 5)
+  if(in_block)
+    # Many sections in one launch, every section verified on its own (exit 0 only if all pass).
+    add_test(NAME "${section}.cli.many_sections" COMMAND ${program} --backend cpu --sections 5 --reps 0)
+    set_tests_properties("${section}.cli.many_sections" PROPERTIES LABELS "cli;${section}" TIMEOUT 300)
+  else()
+    scanlab_add_cli_case(${program} ${section} sections_for_any_n 2 "scans any n in one piece"
+                         --backend cpu --sections 2)
+  endif()
   if(SCANLAB_HAVE_CUDA)
     set(SCANLAB_CLI_EXTRA -DGPU_MAY_ACCEPT=ON)
     scanlab_add_cli_case(${program} ${section} cuda_without_gpu 2
@@ -107,7 +148,7 @@ function(scanlab_discover_tests target)
 endfunction()
 
 function(scanlab_add_section)
-  cmake_parse_arguments(S "" "ID;DIR;NAMESPACE" "KERNELS;KERNEL_INCLUDES;MUTANTS" ${ARGN})
+  cmake_parse_arguments(S "IN_BLOCK" "ID;DIR;NAMESPACE" "KERNELS;KERNEL_INCLUDES;MUTANTS;SANITIZE_ARGS" ${ARGN})
   string(REPLACE "." "_" id "${S_ID}")
   set(chapter "${CMAKE_CURRENT_SOURCE_DIR}")
 
@@ -158,7 +199,10 @@ function(scanlab_add_section)
     target_include_directories(${program} PRIVATE "${chapter}")
     scanlab_link_kernels(${program} ${libs})
     if(SCANLAB_BUILD_TESTS AND source STREQUAL "solution" AND SCANLAB_HAVE_CPU)
-      scanlab_add_cli_tests(${program} ${S_ID})
+      scanlab_add_cli_tests(${program} ${S_ID} ${S_IN_BLOCK})
+    endif()
+    if(SCANLAB_BUILD_TESTS AND source STREQUAL "solution")
+      scanlab_add_sanitizer_tests(${program} ${S_ID} ${S_SANITIZE_ARGS})
     endif()
   endforeach()
 

@@ -45,6 +45,9 @@ Options parse_options(int argc, const char* const* argv) {
       o.help = true;
     } else if (arg == "--n") {
       o.n = parse_unsigned(arg, next());
+    } else if (arg == "--sections") {
+      o.sections = parse_unsigned(arg, next());
+      if (*o.sections == 0) throw UsageError("--sections 0: give at least 1 section");
     } else if (arg == "--type") {
       const std::string v = next();
       const auto t = parse_dtype(v);
@@ -108,6 +111,8 @@ std::string usage(const std::string& program, const std::string& title) {
   out << title << "\n\n"
       << "usage: " << program << " [options]\n\n"
       << "  --n N                 elements to scan (default: the section's size)\n"
+      << "  --sections K          in-block scans: K independent sections of the section's size in\n"
+      << "                        one launch (K blocks: fills a GPU), each section scanned on its own\n"
       << "  --type T              int32 | uint32 | int64 | float | double   (default int32)\n"
       << "  --op OP               add | max | min | last                    (default add)\n"
       << "                        last = fill forward: keeps the right operand unless it is the\n"

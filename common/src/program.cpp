@@ -148,19 +148,26 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
 
     std::vector<const Algorithm*> chosen;
     for (const auto& name : o.algorithms) {
-      const auto it = std::find_if(table.algorithms.begin(), table.algorithms.end(),
-                                   [&](const Algorithm& a) { return a.name == name; });
-      if (it == table.algorithms.end()) {
+      const Algorithm* algorithm = find_algorithm(table, name);
+      if (algorithm == nullptr) {
         std::string known;
         for (const auto& a : table.algorithms) known += (known.empty() ? "" : ", ") + std::string(a.name);
         throw UsageError("unknown --algorithm '" + name + "': this section has " + known);
       }
-      chosen.push_back(&*it);
+      chosen.push_back(algorithm);
     }
     if (chosen.empty()) {
       for (const auto& a : table.algorithms) chosen.push_back(&a);
     }
+    if (o.sections && o.n) throw UsageError("give --n or --sections, not both");
     for (const Algorithm* a : chosen) {
+      if (o.sections && a->max_n == 0) {
+        throw UsageError(std::string(a->name) + " scans any n in one piece: --sections is for the in-block "
+                         "scans (sections 11.2 to 11.5); use --n");
+      }
+      if (o.sections && *o.sections > std::numeric_limits<std::size_t>::max() / a->max_n) {
+        throw UsageError("--sections " + std::to_string(*o.sections) + " is more than any memory holds");
+      }
       if (o.n && a->max_n != 0 && *o.n > a->max_n) {
         throw UsageError("n = " + std::to_string(*o.n) + " is more than one section of " + std::string(a->name) +
                          " (" + std::to_string(a->max_n) +
@@ -176,7 +183,11 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
     std::vector<ResultRow> rows;
     bool all_passed = true;
     for (const Algorithm* a : chosen) {
-      const std::size_t n = o.n ? *o.n : (a->max_n ? std::min(info.default_n, a->max_n) : info.default_n);
+      // --sections K: K whole sections, one block each (an in-block kernel given more than one
+      // section scans each on its own: the first step of 11.6's hierarchical scan).
+      const std::size_t n = o.sections ? *o.sections * a->max_n
+                            : o.n      ? *o.n
+                                       : (a->max_n ? std::min(info.default_n, a->max_n) : info.default_n);
       const ScanProblem problem{o.type, o.op, o.kind, n, o.in_place};
       // Host memory first, before anything is allocated: input, output and the double-precision
       // reference the check builds, plus the "device" buffers when the device is this CPU.
@@ -202,14 +213,18 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
       row.seed = o.seed;
       row.date = utc_now();
 
-      std::printf("\n%s (%s): %s %s %s scan of n = %zu, seed %llu\n", row.algorithm.c_str(),
+      std::printf("\n%s (%s): %s %s %s scan of n = %zu%s, seed %llu\n", row.algorithm.c_str(),
                   std::string(a->figure).c_str(), row.type.c_str(), row.op.c_str(), row.kind.c_str(), n,
+                  o.sections ? (" as " + std::to_string(*o.sections) + " sections of " + std::to_string(a->max_n))
+                                   .c_str()
+                             : "",
                   static_cast<unsigned long long>(o.seed));
       RunResult result;
       std::string failure;
       try {
         result = a->run(request);
-        const VerifyResult v = verify_scan(problem, input.data(), output.data());
+        const VerifyResult v = o.sections ? verify_sections(problem, input.data(), output.data(), a->max_n)
+                                          : verify_scan(problem, input.data(), output.data());
         row.verified = v.passed;
         failure = v.message;
       } catch (const NoDeviceError&) {

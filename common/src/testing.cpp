@@ -5,6 +5,7 @@
 #include <deque>
 #include <random>
 #include <set>
+#include <stdexcept>
 
 #include "scanlab/error.hpp"
 #include "scanlab/inputs.hpp"
@@ -36,6 +37,12 @@ std::vector<std::size_t> grading_sizes(std::size_t max_n, std::size_t large, std
   std::mt19937_64 rng(seed);
   for (int i = 0; i < 3; ++i) sizes.insert(std::uniform_int_distribution<std::size_t>(1, limit)(rng));
   return {sizes.begin(), sizes.end()};
+}
+
+Algorithm algorithm_named(const AlgorithmTable& table, std::string_view name) {
+  if (const Algorithm* a = find_algorithm(table, name)) return *a;
+  throw std::runtime_error("no algorithm '" + std::string(name) + "' in this " +
+                           scanlab::name(table.backend) + " table");
 }
 
 std::optional<std::string> unavailable(const AlgorithmTable& table) {

@@ -1,5 +1,6 @@
 #include "scanlab/verify.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "scanlab/dispatch.hpp"
+#include "scanlab/error.hpp"
 #include "scanlab/memory.hpp"
 #include "scanlab/reference.hpp"
 
@@ -112,6 +114,27 @@ VerifyResult verify_scan(const ScanProblem& problem, const void* input, const vo
     using T = typename decltype(type)::type;
     return check(problem, static_cast<const T*>(input), static_cast<const T*>(output), op);
   });
+}
+
+VerifyResult verify_sections(const ScanProblem& problem, const void* input, const void* output,
+                             std::size_t section) {
+  if (section == 0) throw Error("verify_sections: a section of 0 elements");
+  const std::size_t bytes = size_of(problem.type);
+  VerifyResult all{true, 0, 0, ""};
+  for (std::size_t first = 0; first < problem.n; first += section) {
+    ScanProblem part = problem;
+    part.n = std::min(section, problem.n - first);
+    const VerifyResult v = verify_scan(part, static_cast<const char*>(input) + first * bytes,
+                                       static_cast<const char*>(output) + first * bytes);
+    all.wrong += v.wrong;
+    all.unwritten += v.unwritten;
+    if (!v.passed && all.passed) {
+      all.passed = false;
+      all.message = "section " + std::to_string(first / section) + " (elements " + std::to_string(first) +
+                    " to " + std::to_string(first + part.n - 1) + "): " + v.message;
+    }
+  }
+  return all;
 }
 
 }  // namespace scanlab

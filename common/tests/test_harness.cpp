@@ -117,6 +117,24 @@ TEST(Verify, ReportsFirstWrongElementAndUnwritten) {
   EXPECT_NE(v.message.find("1 never written"), std::string::npos) << v.message;
 }
 
+// --sections: each section is its own scan; a whole-array scan (the carry-in added) is wrong from
+// the second section on, and a short last section is checked too.
+TEST(Verify, SectionsAreScannedEachOnItsOwn) {
+  const std::vector<int> x{1, 2, 3, 4, 5, 6, 7};
+  const ScanProblem p{DType::int32, OpKind::add, ScanKind::exclusive, 7, false};
+  std::vector<int> y{0, 1, 3, 0, 4, 9, 0};  // sections of 3: [1 2 3] [4 5 6] [7]
+  EXPECT_TRUE(verify_sections(p, x.data(), y.data(), 3).passed);
+  EXPECT_FALSE(verify_scan(p, x.data(), y.data()).passed);
+  y = {0, 1, 3, 6, 10, 15, 21};  // the scan of the whole array
+  const VerifyResult v = verify_sections(p, x.data(), y.data(), 3);
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.wrong, 4u);  // elements 3 to 6
+  EXPECT_NE(v.message.find("section 1 (elements 3 to 5)"), std::string::npos) << v.message;
+  y = {0, 1, 3, 0, 4, 9, 1};  // the last, one-element section wrong
+  EXPECT_NE(verify_sections(p, x.data(), y.data(), 3).message.find("section 2 (elements 6 to 6)"),
+            std::string::npos);
+}
+
 // Floats: inside (k+1) eps sum|x| passes, outside fails, NaN fails.
 TEST(Verify, FloatToleranceIsTheStatedBound) {
   const std::size_t n = 1000;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,11 +31,18 @@ struct ScanProblem {
 
 /// One call of an algorithm: scan `input` (n elements of problem.type) into `output` (host memory).
 struct RunRequest {
-  ScanProblem problem;
+  RunRequest() = default;
+  RunRequest(ScanProblem problem_, const void* input_, void* output_, int reps_ = 0, bool trace_ = false)
+      : problem(problem_), input(input_), output(output_), reps(reps_), trace(trace_) {}
+
+  ScanProblem problem{};
   const void* input = nullptr;
   void* output = nullptr;
   int reps = 0;        ///< 0: one verified run; > 0: also time this many runs after one warm-up
   bool trace = false;  ///< cpu backend: record traced shared arrays after each barrier
+  /// If set, called before each timed run (and the warm-up), outside the timed interval: the
+  /// benchmark empties L2 there, so a section is timed like the libraries it is compared with.
+  std::function<void()> before_each_run;
 };
 
 /// What came back besides the output.
@@ -60,5 +68,14 @@ struct AlgorithmTable {
   std::span<const Algorithm> algorithms;
   std::string (*device)();  ///< the device, for reports: GPU name and CUDA version, or the emulator
 };
+
+/// The algorithm of `table` called `name`, or nullptr. (A pointer, not a reference: callers pass
+/// names as temporaries, and a reference into the table would look dangling to the compiler.)
+inline const Algorithm* find_algorithm(const AlgorithmTable& table, std::string_view name) {
+  for (const Algorithm& a : table.algorithms) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
 
 }  // namespace scanlab

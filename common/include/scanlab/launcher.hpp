@@ -265,6 +265,7 @@ RunResult run_scan(const RunRequest& request) {
       Timer timer;
       for (int rep = -1; rep < request.reps; ++rep) {  // rep -1 is the warm-up
         if (p.in_place) input.upload(static_cast<const T*>(request.input));
+        if (request.before_each_run) request.before_each_run();
         timer.start();
         scan(input.data(), d_out, n, op, p.kind);
         const double ms = timer.stop();

@@ -23,6 +23,7 @@ class UsageError : public std::exception {
 
 struct Options {
   std::optional<std::size_t> n;          ///< --n (default: the section's)
+  std::optional<std::size_t> sections;   ///< --sections K: K independent sections in one launch
   DType type = DType::int32;             ///< --type
   OpKind op = OpKind::add;               ///< --op
   ScanKind kind = ScanKind::inclusive;   ///< --inclusive / --exclusive

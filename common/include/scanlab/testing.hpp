@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scanlab/algorithm.hpp"
@@ -20,6 +21,10 @@ namespace scanlab::grading {
 /// The sizes a section is graded at, up to `max_n` (0 = no limit; then up to `large`): the edge
 /// cases around warps and blocks, then seeded random sizes.
 std::vector<std::size_t> grading_sizes(std::size_t max_n, std::size_t large = 5000, std::uint64_t seed = 7);
+
+/// The algorithm of `table` called `name`; throws std::runtime_error when the table has none.
+/// Returned by value (a few words), so `const Algorithm& a = algorithm_named(t, "x");` is safe.
+Algorithm algorithm_named(const AlgorithmTable& table, std::string_view name);
 
 /// Why this backend cannot run here (no GPU), or nothing.
 std::optional<std::string> unavailable(const AlgorithmTable& table);

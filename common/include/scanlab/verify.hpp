@@ -30,4 +30,10 @@ struct VerifyResult {
 /// Compares `output` (n elements of problem.type) with the reference scan of `input`.
 VerifyResult verify_scan(const ScanProblem& problem, const void* input, const void* output);
 
+/// Compares `output` with the scans of `input`'s consecutive sections of `section` elements, each
+/// scanned on its own (what an in-block kernel computes when it is launched with many blocks; the
+/// last section may be shorter). The message names the first wrong section.
+VerifyResult verify_sections(const ScanProblem& problem, const void* input, const void* output,
+                             std::size_t section);
+
 }  // namespace scanlab
