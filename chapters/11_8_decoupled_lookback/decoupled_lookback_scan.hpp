@@ -34,6 +34,8 @@ class DecoupledLookbackScan {
   void set_prefix_period_log2(unsigned k) { prefix_mask_ = k >= 32 ? ~0u : (1u << k) - 1u; }
   /// Nanoseconds to sleep between two reads of an unpublished status (GPU only; 0: spin).
   void set_spin_ns(unsigned ns) { spin_ns_ = ns; }
+  /// Whether blocks start loading tile blockIdx.x before their ticket arrives (the kernel's step 1).
+  void set_speculative_load(bool on) { speculate_ = on; }
 
   /// One scan: exactly one kernel launch (plus, once every 2^30 - 1 launches, a memset).
   void operator()(const T* d_in, T* d_out, std::size_t n, Op op, ScanKind kind) {
@@ -48,7 +50,7 @@ class DecoupledLookbackScan {
     const lookback::TileStatusArray status{workspace_.data(), workspace_.data() + 2, epochs_.current};
     launch(decoupled_lookback_scan_kernel<Threads, Items, T, Op>,
            {"decoupled_lookback_scan_kernel", dim3(static_cast<unsigned>(tiles)), dim3(Threads)}, d_in, d_out,
-           n, op, kind == ScanKind::exclusive, status, prefix_mask_, spin_ns_);
+           n, op, kind == ScanKind::exclusive, status, prefix_mask_, spin_ns_, speculate_);
   }
 
  private:
@@ -57,6 +59,7 @@ class DecoupledLookbackScan {
   LaunchEpochs epochs_;
   unsigned prefix_mask_ = 0;
   unsigned spin_ns_ = 0;
+  bool speculate_ = true;
 };
 
 }  // namespace scanlab::s11_8

@@ -77,42 +77,48 @@ __device__ __forceinline__ int swizzle(int c) {
   }
 }
 
-/// Loads this warp's `32 * Items` elements starting at element `first` of x[0..n) into `items`,
-/// blocked: lane l gets elements first + l*Items .. first + l*Items + Items - 1. Elements at n or
-/// beyond become `fill`. `slice`: this warp's 32*Items/kElements chunks of shared memory.
-/// `vector_ok`: the whole range is inside x[0..n) and x is 16-byte aligned (then 16-byte loads,
+/// The 16-byte chunks this warp loads for `32 * Items` elements starting at element `first` of
+/// x[0..n), striped: lane l gets chunks l, 32 + l, 64 + l, ... (every load instruction of the warp
+/// reads 512 consecutive bytes). Elements at n or beyond become `fill`. `vector_ok`: the whole range
+/// is inside x[0..n) and x is 16-byte aligned (then 16-byte loads, all issued before any is used;
 /// else element loads with bounds checks: the last tile, or a misaligned array).
 template <int Items, class T>
-__device__ __forceinline__ void load_warp_blocked(const T* x, std::size_t first, std::size_t n,
-                                                  bool vector_ok, T fill, Chunk<T>* slice,
-                                                  unsigned lane, T (&items)[Items]) {
+__device__ __forceinline__ void load_warp_striped(const T* x, std::size_t first, std::size_t n, bool vector_ok,
+                                                  T fill, unsigned lane, Chunk<T> (&c)[Items / Chunk<T>::kElements]) {
   constexpr int E = Chunk<T>::kElements;
   constexpr int C = Items / E;  // chunks per lane
   static_assert(Items % E == 0, "items per thread must fill whole 16-byte chunks");
   if (vector_ok) {
-    Chunk<T> c[C];
-    SCANLAB_UNROLL for (int v = 0; v < C; ++v) {  // all loads first: C in flight per thread
+    SCANLAB_UNROLL for (int v = 0; v < C; ++v) {
       c[v] = load_chunk(x + first + static_cast<std::size_t>(v * 32 + lane) * E);
     }
-    SCANLAB_UNROLL for (int v = 0; v < C; ++v) slice[swizzle<C>(v * 32 + lane)] = c[v];
   } else {
     SCANLAB_UNROLL for (int v = 0; v < C; ++v) {
-      Chunk<T> c;
       SCANLAB_UNROLL for (int e = 0; e < E; ++e) {
         const std::size_t i = first + static_cast<std::size_t>(v * 32 + lane) * E + e;
-        c.v[e] = i < n ? x[i] : fill;
+        c[v].v[e] = i < n ? x[i] : fill;
       }
-      slice[swizzle<C>(v * 32 + lane)] = c;
     }
-  }
-  __syncwarp();
-  SCANLAB_UNROLL for (int j = 0; j < C; ++j) {
-    const Chunk<T> c = slice[swizzle<C>(static_cast<int>(lane) * C + j)];
-    SCANLAB_UNROLL for (int e = 0; e < E; ++e) items[j * E + e] = c.v[e];
   }
 }
 
-/// The reverse of load_warp_blocked: stores the blocked `items` to y[first ..), only elements below
+/// Transposes striped chunks (from load_warp_striped) into blocked `items` through this warp's
+/// `slice` of shared memory (32*Items/kElements chunks): lane l gets elements l*Items ..
+/// l*Items + Items - 1 of the warp's range.
+template <int Items, class T>
+__device__ __forceinline__ void striped_to_blocked(const Chunk<T> (&c)[Items / Chunk<T>::kElements],
+                                                   Chunk<T>* slice, unsigned lane, T (&items)[Items]) {
+  constexpr int E = Chunk<T>::kElements;
+  constexpr int C = Items / E;
+  SCANLAB_UNROLL for (int v = 0; v < C; ++v) slice[swizzle<C>(v * 32 + lane)] = c[v];
+  __syncwarp();
+  SCANLAB_UNROLL for (int j = 0; j < C; ++j) {
+    const Chunk<T> b = slice[swizzle<C>(static_cast<int>(lane) * C + j)];
+    SCANLAB_UNROLL for (int e = 0; e < E; ++e) items[j * E + e] = b.v[e];
+  }
+}
+
+/// The reverse of load_warp_striped and striped_to_blocked: stores the blocked `items` to y[first ..), only elements below
 /// n. The caller makes sure no lane still reads `slice` (a barrier since the load).
 template <int Items, class T>
 __device__ __forceinline__ void store_warp_blocked(T* y, std::size_t first, std::size_t n, bool vector_ok,

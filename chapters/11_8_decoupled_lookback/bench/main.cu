@@ -8,9 +8,9 @@
 // A contender that fails verification gets a row with verified = 0 and no time.
 //
 // The lab's own sections (11.6, 11.7, 11.8) are also run through their algorithm tables, i.e. through
-// run_scan, which times only the scan launches with CUDA events but does not empty L2 between runs:
-// their rows say "run_scan_l2_warm" in the `timing` column. Section 11.8 also appears launched directly
-// ("decoupled_lookback", timed exactly like CUB).
+// run_scan, which times only the scan launches with CUDA events and empties L2 before each run through
+// RunRequest::before_each_run, as here ("run_scan_l2_flushed" in the `timing` column; with --no-flush,
+// "run_scan_l2_warm"). Section 11.8 also appears launched directly ("decoupled_lookback").
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -328,15 +328,16 @@ Row measure(Contender& c, DType type, std::size_t n, const HostArray& input, Dev
 
 /// A section's algorithm through its table (run_scan): verified run, one warm-up, `reps` timed runs.
 Row measure_table(const std::string& section, const Algorithm& a, DType type, std::size_t n, const HostArray& input,
-                  const Options& o) {
+                  const Options& o, L2Flusher* flusher) {
   Row row;
   row.algorithm = section + "/" + std::string(a.name);
   row.type = type;
   row.n = n;
-  row.timing = "run_scan_l2_warm";
+  row.timing = flusher ? "run_scan_l2_flushed" : "run_scan_l2_warm";
   try {
     HostArray output(type, n);
-    const RunRequest request{{type, OpKind::add, ScanKind::inclusive, n, false}, input.data(), output.data(), o.reps, false};
+    RunRequest request{{type, OpKind::add, ScanKind::inclusive, n, false}, input.data(), output.data(), o.reps, false};
+    if (flusher) request.before_each_run = [flusher] { flusher->flush(); };
     const RunResult result = a.run(request);
     const VerifyResult v = verify_scan(request.problem, input.data(), output.data());
     row.verified = v.passed;
@@ -494,9 +495,14 @@ int run(int argc, char** argv) {
     for (int k : o.log2s) {
       const std::size_t n = std::size_t{1} << k;
       for (OpKind op : {OpKind::add, OpKind::max}) {
-        const bool any = std::any_of(contenders.begin(), contenders.end(),
-                                     [&](const auto& c) { return c->op() == op && wanted(o, c->name()); });
-        if (!any) continue;
+        const bool any_contender = std::any_of(contenders.begin(), contenders.end(),
+                                               [&](const auto& c) { return c->op() == op && wanted(o, c->name()); });
+        const bool any_section = op == OpKind::add && std::any_of(tables.begin(), tables.end(), [&](const SectionTable& s) {
+          return std::any_of(s.table.algorithms.begin(), s.table.algorithms.end(), [&](const Algorithm& a) {
+            return a.max_n == 0 && wanted(o, s.id + "/" + std::string(a.name));
+          });
+        });
+        if (!any_contender && !any_section) continue;
         const HostArray input = make_input(type, op, n, 2024 + k);
         SCANLAB_CUDA_CHECK(cudaMemcpy(d_in.data(), input.data(), input.bytes(), cudaMemcpyHostToDevice));
         for (auto& c : contenders) {
@@ -506,7 +512,7 @@ int run(int argc, char** argv) {
         for (const SectionTable& s : tables) {
           for (const Algorithm& a : s.table.algorithms) {
             const std::string full = s.id + "/" + std::string(a.name);
-            if (a.max_n == 0 && wanted(o, full)) keep(measure_table(s.id, a, type, n, input, o));
+            if (a.max_n == 0 && wanted(o, full)) keep(measure_table(s.id, a, type, n, input, o, flusher.get()));
           }
         }
       }

@@ -41,13 +41,14 @@
 #include "scanlab/kernel.hpp"
 #include "tile_status.cuh"
 
-/// Threads per block and elements per thread, tuned for sm_90 (H100). A tile is kThreads * kItems
-/// elements; kItems must fill whole 16-byte chunks (a multiple of 4 for 4-byte types, of 2 for
-/// 8-byte types). The benchmark (chapters/11_8_decoupled_lookback/bench) sweeps other choices.
+/// Threads per block and elements per thread, tuned for sm_90 (H100): 128 threads of 128 bytes each
+/// (32 ints, 16 doubles), so a tile is 16 KiB. kItems must fill whole 16-byte chunks (a multiple of 4
+/// for 4-byte types, of 2 for 8-byte types). The benchmark (chapters/11_8_decoupled_lookback/bench)
+/// sweeps other choices; its README gives the measured reasons for this one.
 template <class T>
 struct DecoupledLookbackTuning {
-  static constexpr int kThreads = 256;
-  static constexpr int kItems = sizeof(T) == 4 ? 16 : 8;
+  static constexpr int kThreads = 128;
+  static constexpr int kItems = 128 / static_cast<int>(sizeof(T));
 };
 
 /// The epoch of each launch that uses one workspace (see tile_status.cuh). Host code.
@@ -126,10 +127,13 @@ __device__ T look_back(const lookback::TileStatusArray& status, unsigned tile, O
 ///   prefix. 0 for real use; tests set it so that look-backs must walk through many windows of
 ///   aggregates, which a sequential emulator (blocks one after another) would otherwise never do.
 /// - `spin_ns`: sleep between two reads of an unpublished status (0: spin).
+/// - `speculate`: start loading tile blockIdx.x before the ticket says which tile this block scans
+///   (see step 1). false: load after the ticket, as the plain algorithm does.
 template <int Threads, int Items, class T, class Op>
 __global__ void __launch_bounds__(Threads)
     decoupled_lookback_scan_kernel(const T* x, T* y, std::size_t n, Op op, bool exclusive,
-                                   lookback::TileStatusArray status, unsigned prefix_mask, unsigned spin_ns) {
+                                   lookback::TileStatusArray status, unsigned prefix_mask, unsigned spin_ns,
+                                   bool speculate) {
   static_assert(Threads % 32 == 0, "whole warps");
   constexpr int kWarps = Threads / 32;
   constexpr std::size_t kTile = static_cast<std::size_t>(Threads) * Items;
@@ -143,7 +147,23 @@ __global__ void __launch_bounds__(Threads)
   const unsigned lane = threadIdx.x % 32;
   const unsigned warp = threadIdx.x / 32;
 
-  // 1. Take a ticket: tiles are numbered in the order blocks start, so every predecessor of this
+  // 1. Guess the tile and start loading it: blocks mostly start in index order, so this block's
+  //    tile is probably blockIdx.x. Its loads are in flight while thread 0 takes the ticket (a round
+  //    trip to L2 that would otherwise come first). A block whose ticket is another tile loads again
+  //    (rare on a GPU; the emulator's reverse and random block orders make it the rule in tests).
+  //    Loads go straight to registers as 16-byte vectors, coalesced; missing elements of the last
+  //    tile (and of misaligned arrays, loaded element by element) read as the identity.
+  constexpr int kChunks = Items / lookback::Chunk<T>::kElements;  // per thread
+  const bool aligned = reinterpret_cast<std::uintptr_t>(x) % 16 == 0 && reinterpret_cast<std::uintptr_t>(y) % 16 == 0;
+  const auto warp_first = [&](unsigned t) { return static_cast<std::size_t>(t) * kTile + warp * 32 * Items; };
+  const auto vector_ok = [&](unsigned t) { return aligned && (static_cast<std::size_t>(t) + 1) * kTile <= n; };
+  const unsigned guess = blockIdx.x;
+  lookback::Chunk<T> chunks[kChunks];
+  if (speculate) {
+    lookback::load_warp_striped<Items>(x, warp_first(guess), n, vector_ok(guess), Op::identity(), lane, chunks);
+  }
+
+  // 2. Take a ticket: tiles are numbered in the order blocks start, so every predecessor of this
   //    tile has started and will publish. The last ticket of the launch rewinds the counter (every
   //    block has taken its ticket by then), ready for the next launch: no reset kernel.
   if (threadIdx.x == 0) {
@@ -153,19 +173,16 @@ __global__ void __launch_bounds__(Threads)
   }
   __syncthreads();
   const unsigned tile = tile_number;
+  if (!speculate || tile != guess) {  // the same for the whole block
+    lookback::load_warp_striped<Items>(x, warp_first(tile), n, vector_ok(tile), Op::identity(), lane, chunks);
+  }
 
-  // 2. Load the tile: 16-byte vectors, then a warp-local transpose to Items consecutive elements per
-  //    thread. The last tile (and misaligned arrays) go element by element; missing elements read
-  //    as the identity (they only reach outputs that are not stored).
-  const std::size_t tile_first = static_cast<std::size_t>(tile) * kTile;
-  const std::size_t warp_first = tile_first + static_cast<std::size_t>(warp) * 32 * Items;
-  const bool aligned = reinterpret_cast<std::uintptr_t>(x) % 16 == 0 && reinterpret_cast<std::uintptr_t>(y) % 16 == 0;
-  const bool vector_ok = aligned && tile_first + kTile <= n;
+  // 3. Transpose in this warp's slice of shared memory: Items consecutive elements per thread.
   lookback::Chunk<T>* slice = exchange + warp * kSliceChunks;
   T items[Items];
-  lookback::load_warp_blocked<Items>(x, warp_first, n, vector_ok, Op::identity(), slice, lane, items);
+  lookback::striped_to_blocked<Items>(chunks, slice, lane, items);
 
-  // 3. Block scan (Sec. 11.5's three phases): each thread reduces its items, the warp scans the
+  // 4. Block scan (Sec. 11.5's three phases): each thread reduces its items, the warp scans the
   //    thread totals on shuffles, and every thread combines the warp totals before its own warp.
   T thread_total = items[0];
   SCANLAB_UNROLL for (int i = 1; i < Items; ++i) thread_total = op(thread_total, items[i]);
@@ -180,7 +197,7 @@ __global__ void __launch_bounds__(Threads)
     tile_aggregate = op(tile_aggregate, warp_totals[w]);
   }
 
-  // 4. Publish, look back, publish again.
+  // 5. Publish, look back, publish again.
   // TODO(student) begin: tile 0 publishes its aggregate as its PREFIX and has the identity before
   // it. Any other tile: thread 0 publishes the AGGREGATE at once (lookback::publish_status), then
   // warp 0 calls look_back; lane 0 publishes the inclusive PREFIX (only if (tile & prefix_mask) == 0)
@@ -205,7 +222,7 @@ __global__ void __launch_bounds__(Threads)
   // TODO(student) end
   __syncthreads();
 
-  // 5. Each thread's exclusive prefix: tile (+) warps before (+) lanes before; then scan its items.
+  // 6. Each thread's exclusive prefix: tile (+) warps before (+) lanes before; then scan its items.
   T running = op(tile_exclusive, op(warp_prefix, lane == 0 ? Op::identity() : lower_lane));
   if (exclusive) {
     SCANLAB_UNROLL for (int i = 0; i < Items; ++i) {
@@ -220,6 +237,6 @@ __global__ void __launch_bounds__(Threads)
     }
   }
 
-  // 6. Store through the same warp slice (its last readers passed two barriers since).
-  lookback::store_warp_blocked<Items>(y, warp_first, n, vector_ok, slice, lane, items);
+  // 7. Store through the same warp slice (its last readers passed two barriers since).
+  lookback::store_warp_blocked<Items>(y, warp_first(tile), n, vector_ok(tile), slice, lane, items);
 }
