@@ -2,13 +2,13 @@
 # the pages see the kernel files and plots that exist when the docs are built:
 #
 #   cmake -DSOURCE_DIR=<repo> -DOUTPUT_DIR=<dir> -DSOLUTIONS=ON|OFF -DWERROR=ON|OFF
-#         [-DDOT=<path to dot>] [-DVERSION=x.y] [-DUNDOCUMENTED=ON] -P configure_docs.cmake
+#         [-DDOT=<path to dot>] [-DVERSION=x.y] [-DUNDOCUMENTED=ON] [-DPLOTS_DIR=<dir>] -P configure_docs.cmake
 #
 # What the pages can test with Doxygen's \if (ENABLED_SECTIONS):
 #   solutions                  the docs show the solutions (SCANLAB_DOCS_SOLUTIONS=ON)
 #   exercises                  the docs show the stubs instead (OFF)
 #   have_<dir>_<stem>          the code folder has <dir>/<stem>.cuh, e.g. have_11_2_kogge_stone_kogge_stone
-#   img_<stem>                 docs/images/ or plots/ (any depth) has <stem>.png or <stem>.svg
+#   img_<stem>                 docs/images/, plots/ (any depth) or PLOTS_DIR has <stem>.png or <stem>.svg
 #
 # It also checks every \dontinclude anchor of the pages (\skip, \skipline, \until, \line) against
 # the file it names, because Doxygen silently prints the wrong lines when an anchor is not found.
@@ -106,13 +106,18 @@ foreach(dir_name IN LISTS listed_dirs)
   endif()
 endforeach()
 
-# ---- images: docs/images/ first, then anything plots/ has produced -------------------------------
+# ---- images: docs/images/ first, then anything plots/ or PLOTS_DIR holds ------------------------
 set(image_dirs "")  # only folders that exist: Doxygen warns about a missing one
 if(IS_DIRECTORY "${SOURCE_DIR}/docs/images")
   list(APPEND image_dirs "\"${SOURCE_DIR}/docs/images\"")
 endif()
+# PLOTS_DIR: where `./lab plots` (and `./lab docs`, which draws first) wrote this build's figures.
+set(plot_globs "")
+if(PLOTS_DIR AND IS_DIRECTORY "${PLOTS_DIR}")
+  set(plot_globs "${PLOTS_DIR}/*.png" "${PLOTS_DIR}/*.svg")
+endif()
 file(GLOB_RECURSE images "${SOURCE_DIR}/docs/images/*.png" "${SOURCE_DIR}/docs/images/*.svg"
-     "${SOURCE_DIR}/plots/*.png" "${SOURCE_DIR}/plots/*.svg")
+     "${SOURCE_DIR}/plots/*.png" "${SOURCE_DIR}/plots/*.svg" ${plot_globs})
 set(seen_images "")
 foreach(image IN LISTS images)
   get_filename_component(stem "${image}" NAME_WE)

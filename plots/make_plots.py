@@ -530,25 +530,96 @@ def plot_trace(run, source, out_dir, written):
     return True
 
 
-def plot_bandwidth(rows, out_dir, written):
+# The section figures the docs pages show (docs/pages/*.md): name -> (title, element type, curves).
+# A curve is (label, algorithm names in the CSVs that may hold it, first found wins).
+SECTION_FIGURES = {
+    "kogge_stone_variants": ("Kogge-Stone (11.2): Fig. 11.3, double buffer, warp shuffles; one block per section", "int32", [
+        ("Fig. 11.3", ["kogge_stone"]),
+        ("double buffer", ["kogge_stone_double_buffer"]),
+        ("warp shuffles", ["kogge_stone_warp_shuffle"]),
+        ("copy", ["memcpy"]),
+    ]),
+    "kogge_stone_vs_brent_kung": ("Kogge-Stone (11.2) against Brent-Kung (11.4), one block per section", "int32", [
+        ("Kogge-Stone", ["kogge_stone"]),
+        ("Brent-Kung", ["brent_kung"]),
+        ("Brent-Kung, padded", ["brent_kung_padded"]),
+        ("coarsened (11.5)", ["coarsened"]),
+        ("copy", ["memcpy"]),
+    ]),
+    "coarsened_shapes": ("Coarsened scan (11.5): threads x elements per thread, one block per section", "int32", [
+        ("256 x 8", ["coarsened"]),
+        ("256 x 4", ["coarsened_256x4"]),
+        ("64 x 16 (the book's example)", ["coarsened_64x16"]),
+        ("Brent-Kung, padded (11.4)", ["brent_kung_padded"]),
+        ("copy", ["memcpy"]),
+    ]),
+    "hierarchical_bandwidth": ("Hierarchical scan (11.6) with each block scan", "int32", [
+        ("11.6 coarsened", ["11.6/hierarchical_coarsened"]),
+        ("11.6 Brent-Kung", ["11.6/hierarchical_brent_kung"]),
+        ("11.6 Kogge-Stone", ["11.6/hierarchical_kogge_stone"]),
+        ("CUB InclusiveSum", ["cub_inclusive_sum"]),
+        ("copy", ["memcpy"]),
+    ]),
+    "single_pass_bandwidth": ("Single pass (11.7) against the hierarchical scan (11.6)", "int32", [
+        ("11.7 single pass", ["11.7/single_pass"]),
+        ("11.6 hierarchical (coarsened)", ["11.6/hierarchical_coarsened"]),
+        ("copy", ["memcpy"]),
+    ]),
+    "decoupled_lookback_bandwidth": ("Decoupled look-back (11.8) against the domino scan, CUB, Thrust and a copy", "int32", [
+        ("11.8 decoupled look-back", ["decoupled_lookback", "11.8/decoupled_lookback"]),
+        ("11.7 single pass", ["11.7/single_pass"]),
+        ("CUB InclusiveSum", ["cub_inclusive_sum"]),
+        ("Thrust inclusive_scan", ["thrust_inclusive_scan"]),
+        ("copy", ["memcpy"]),
+    ]),
+}
+
+
+def bandwidth_axes(title):
     import matplotlib.pyplot as plt
-    by_device = {}
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("n (elements)")
+    ax.set_ylabel("GB/s (2 n sizeof(T) / median time)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, which="both", alpha=0.25)
+    return fig, ax
+
+
+def draw_curve(ax, points, label):
+    ns = sorted(points)
+    ax.plot(ns, [statistics.median(points[n]) for n in ns], "-o", ms=3, label=label)
+
+
+def plot_bandwidth(rows, out_dir, written):
+    """One figure per device and element type with every curve, then the section figures (the
+    docs' names) for the device with the most rows."""
+    curves = {}  # (device, type) -> {algorithm: {n: [gbps]}}
     for device, algorithm, dtype, n, gbps in rows:
-        by_device.setdefault(device, {}).setdefault((algorithm, dtype), {}).setdefault(n, []).append(gbps)
-    for device, curves in sorted(by_device.items()):
-        fig, ax = plt.subplots(figsize=(9, 5.5))
-        for (algorithm, dtype), points in sorted(curves.items()):
-            ns = sorted(points)
-            ax.plot(ns, [statistics.median(points[n]) for n in ns], "-o", ms=3,
-                    label=f"{algorithm}" + (f" ({dtype})" if dtype else ""))
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("n (elements)")
-        ax.set_ylabel("GB/s (2 n sizeof(T) / median time)")
-        ax.set_title(f"Scan bandwidth on {device}", fontsize=10)
-        ax.grid(True, which="both", alpha=0.25)
+        curves.setdefault((device, dtype), {}).setdefault(algorithm, {}).setdefault(n, []).append(gbps)
+    for (device, dtype), by_algorithm in sorted(curves.items()):
+        fig, ax = bandwidth_axes(f"Scan bandwidth on {device}" + (f", {dtype}" if dtype else ""))
+        for algorithm, points in sorted(by_algorithm.items()):
+            draw_curve(ax, points, algorithm)
         ax.legend(fontsize=7, ncol=2)
-        slug = re.sub(r"[^A-Za-z0-9]+", "_", device).strip("_").lower() or "gpu"
+        slug = re.sub(r"[^A-Za-z0-9]+", "_", f"{device} {dtype}").strip("_").lower() or "gpu"
         save(fig, out_dir, f"bandwidth_{slug}", written)
+
+    counts = {}
+    for device, *_ in rows:
+        counts[device] = counts.get(device, 0) + 1
+    device = max(sorted(counts), key=lambda d: counts[d])
+    for stem, (title, dtype, wanted) in SECTION_FIGURES.items():
+        by_algorithm = curves.get((device, dtype), {})
+        found = [(label, next(by_algorithm[a] for a in names if a in by_algorithm))
+                 for label, names in wanted if any(a in by_algorithm for a in names)]
+        if not any(label != "copy" for label, _ in found):
+            continue  # none of the section's algorithms was measured on this device
+        fig, ax = bandwidth_axes(f"{title}\n{device}, {dtype}")
+        for label, points in found:
+            draw_curve(ax, points, label)
+        ax.legend(fontsize=8)
+        save(fig, out_dir, stem, written)
 
 
 def main(argv=None):
