@@ -522,7 +522,7 @@ def plot_trace(run, source, out_dir, written):
     status = "output verified" if run["verified"] else "WRONG OUTPUT: " + (run.get("failure") or "")[:90]
     work = run.get("work_measured")
     title = (f"{run['algorithm']} ({run.get('section', '')}, {source}): {n} elements x[i] = 2^i, "
-             f"{run.get('threads', '?')} threads; {work} operator applications; {status}")
+             f"{run.get('threads', '?')} thread{'' if run.get('threads') == 1 else 's'}; {work} operator applications; {status}")
     ax.set_title(title, fontsize=9, loc="left")
     fig.text(0.01, 0.005, "xa..b = x[a] + ... + x[b]; yellow: combined in this step (arrow: the partial sum it took "
              "in); red hatched: never written; pad: the identity past n", fontsize=7)
