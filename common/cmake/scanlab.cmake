@@ -206,6 +206,16 @@ function(scanlab_add_section)
     endif()
   endforeach()
 
+  # Section 11.3 measures the solution kernels of the other sections on the emulator, so that its
+  # tests grade the student's work model alone. When the solutions are not built (./lab grade), build
+  # that one cpu library anyway, outside `all`: only a target that links it (11.3's tests) builds it.
+  if(NOT SCANLAB_BUILD_SOLUTIONS AND SCANLAB_HAVE_CPU)
+    set(lib scanlab_${id}_solution_cpu)
+    scanlab_kernel_library(${lib} cpu "${chapter}/launch.inc" "${PROJECT_SOURCE_DIR}/solutions/${S_DIR}"
+                           ${S_KERNEL_INCLUDES})
+    set_target_properties(${lib} PROPERTIES EXCLUDE_FROM_ALL ON)
+  endif()
+
   # Mutants: the solution with some kernel files replaced by a known-wrong version.
   if(SCANLAB_BUILD_MUTANTS AND SCANLAB_BUILD_TESTS AND SCANLAB_HAVE_CPU AND EXISTS "${chapter}/tests.cpp")
     foreach(mutant IN LISTS S_MUTANTS)
