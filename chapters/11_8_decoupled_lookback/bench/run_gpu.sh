@@ -28,7 +28,7 @@ OUT=${OUT:-$PWD/gpu-out}
 BUILD=${BUILD:-build/gpu}
 JOBS=${JOBS:-$(nproc)}
 mkdir -p "$OUT"
-STEPS=${STEPS:-tests sanitize ncu inblock bench sections sweep}
+STEPS=${STEPS-tests sanitize ncu inblock bench sections sweep}
 wants() { [[ " $STEPS " == *" $1 "* ]]; }
 status=0
 summary=""
