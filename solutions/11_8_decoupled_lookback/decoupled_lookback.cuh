@@ -40,16 +40,15 @@
 #include "scanlab/kernel.hpp"
 #include "tile_status.cuh"
 
-/// Threads per block and elements per thread, tuned for sm_90 (H100): 128 threads of 128 bytes each
-/// (32 ints, 16 doubles), so a tile is 16 KiB. kItems must fill whole 16-byte chunks (a multiple of 4
-/// for 4-byte types, of 2 for 8-byte types). The benchmark (chapters/11_8_decoupled_lookback/bench)
-/// sweeps other choices; its README gives the measured reasons for this one.
+/// Threads per block and elements per thread, tuned for sm_90 (H100): 128 threads of 32 ints (128
+/// bytes, a 16 KiB tile) or of 24 eight-byte values (192 bytes, a 24 KiB tile). kItems must fill whole
+/// 16-byte chunks (a multiple of 4 for 4-byte types, of 2 for 8-byte types). The benchmark
+/// (chapters/11_8_decoupled_lookback/bench) sweeps other choices; its README gives the measured
+/// reasons for these.
 template <class T>
 struct DecoupledLookbackTuning {
   static constexpr int kThreads = 128;
-  static constexpr int kItems = 128 / static_cast<int>(sizeof(T));
-  /// Statuses each lane of the look-back reads at once: a window of 32 * kStatusesPerLane tiles.
-  static constexpr int kStatusesPerLane = 1;
+  static constexpr int kItems = sizeof(T) == 4 ? 32 : 24;
 };
 
 /// The epoch of each launch that uses one workspace (see tile_status.cuh). Host code.
@@ -88,50 +87,34 @@ __device__ __forceinline__ void wait_for_status(unsigned spin_ns, unsigned tries
 /// lane, the tile's exclusive prefix
 ///     P(p) (+) A(p+1) (+) ... (+) A(tile-1),
 /// where p is the nearest predecessor that has published its inclusive prefix P, and A(i) is tile
-/// i's aggregate. One window = the 32 * PerLane tiles before `window_end`: lane l reads the PerLane
-/// consecutive tiles from window_end - 32 * PerLane + l * PerLane on (so the nearest predecessor is
-/// lane 31's last), all its loads in flight at once. Tiles before 0 count as the prefix "identity",
-/// so the look-back always ends.
-template <int PerLane, class T, class Op>
+/// i's aggregate. One window = the 32 tiles before `window_end`, lane l reading tile
+/// window_end - 32 + l (so the nearest predecessor is lane 31). Tiles before 0 count as the prefix
+/// "identity", so the look-back always ends.
+template <class T, class Op>
 __device__ T look_back(const lookback::TileStatusArray& status, unsigned tile, Op op, unsigned lane,
                        unsigned spin_ns) {
-  constexpr long long kWindow = 32LL * PerLane;
   T exclusive = Op::identity();  // the tiles from window_end to tile - 1, combined in order
   long long window_end = tile;
   for (;;) {
-    const long long first = window_end - kWindow + static_cast<long long>(lane) * PerLane;
-    lookback::TileStatus<T> s[PerLane];
-    // TODO(student) begin: wait until every tile of the window has published (__all_sync), combine
-    // this lane's tiles in order from its last PREFIX on, find the nearest lane with a PREFIX
-    // (__ballot_sync, lookback::highest_lane), combine the lanes from it on in index order
-    // (lookback::warp_reduce_in_order), put that window to the LEFT of `exclusive`, and return, or
-    // move the window back.
+    const long long predecessor = window_end - 32 + static_cast<long long>(lane);
+    lookback::TileStatus<T> s{lookback::kPrefix, Op::identity()};
+    // TODO(student) begin: wait until all 32 predecessors have published (__all_sync), find the
+    // nearest PREFIX (__ballot_sync, lookback::highest_lane), combine its value and the aggregates
+    // after it in index order (lookback::warp_reduce_in_order), put that window to the LEFT of
+    // `exclusive`, and return, or move the window 32 tiles back.
     for (unsigned tries = 0;; ++tries) {
-      bool published = true;
-      SCANLAB_UNROLL for (int k = 0; k < PerLane; ++k) {
-        s[k] = {lookback::kPrefix, Op::identity()};
-        if (first + k >= 0) s[k] = lookback::read_status<T>(status, static_cast<unsigned>(first + k));
-        published = published && s[k].flag != lookback::kNotPublished;
-      }
-      if (__all_sync(lookback::kFullWarp, published)) break;
+      if (predecessor >= 0) s = lookback::read_status<T>(status, static_cast<unsigned>(predecessor));
+      if (__all_sync(lookback::kFullWarp, s.flag != lookback::kNotPublished)) break;
       wait_for_status(spin_ns, tries);
     }
-    // This lane's tiles in order; a PREFIX already includes everything before it.
-    T mine = Op::identity();
-    bool has_prefix = false;
-    SCANLAB_UNROLL for (int k = 0; k < PerLane; ++k) {
-      const bool prefix = s[k].flag == lookback::kPrefix;
-      mine = prefix ? s[k].value : op(mine, s[k].value);
-      has_prefix = has_prefix || prefix;
-    }
-    const unsigned prefixes = __ballot_sync(lookback::kFullWarp, has_prefix);
+    const unsigned prefixes = __ballot_sync(lookback::kFullWarp, s.flag == lookback::kPrefix);
     // Lanes below the nearest prefix are already included in it.
     const int nearest = prefixes != 0 ? lookback::highest_lane(prefixes) : 0;
-    if (static_cast<int>(lane) < nearest) mine = Op::identity();
+    const T mine = static_cast<int>(lane) >= nearest ? s.value : Op::identity();
     const T window = __shfl_sync(lookback::kFullWarp, lookback::warp_reduce_in_order(mine, op, lane), 0);
     exclusive = op(window, exclusive);  // the window holds earlier tiles: it goes on the left
     if (prefixes != 0) return exclusive;
-    window_end -= kWindow;
+    window_end -= 32;
     // TODO(student) end
   }
 }
@@ -227,7 +210,7 @@ __global__ void __launch_bounds__(Threads)
   } else {
     if (threadIdx.x == 0) lookback::publish_status(status, tile, lookback::kAggregate, tile_aggregate);
     if (warp == 0) {
-      const T prefix = look_back<DecoupledLookbackTuning<T>::kStatusesPerLane, T>(status, tile, op, lane, spin_ns);
+      const T prefix = look_back<T>(status, tile, op, lane, spin_ns);
       if (lane == 0) {
         if ((tile & prefix_mask) == 0) {
           lookback::publish_status(status, tile, lookback::kPrefix, op(prefix, tile_aggregate));

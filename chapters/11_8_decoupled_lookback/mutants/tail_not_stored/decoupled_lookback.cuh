@@ -41,14 +41,15 @@
 #include "scanlab/kernel.hpp"
 #include "tile_status.cuh"
 
-/// Threads per block and elements per thread, tuned for sm_90 (H100): 128 threads of 128 bytes each
-/// (32 ints, 16 doubles), so a tile is 16 KiB. kItems must fill whole 16-byte chunks (a multiple of 4
-/// for 4-byte types, of 2 for 8-byte types). The benchmark (chapters/11_8_decoupled_lookback/bench)
-/// sweeps other choices; its README gives the measured reasons for this one.
+/// Threads per block and elements per thread, tuned for sm_90 (H100): 128 threads of 32 ints (128
+/// bytes, a 16 KiB tile) or of 24 eight-byte values (192 bytes, a 24 KiB tile). kItems must fill whole
+/// 16-byte chunks (a multiple of 4 for 4-byte types, of 2 for 8-byte types). The benchmark
+/// (chapters/11_8_decoupled_lookback/bench) sweeps other choices; its README gives the measured
+/// reasons for these.
 template <class T>
 struct DecoupledLookbackTuning {
   static constexpr int kThreads = 128;
-  static constexpr int kItems = 128 / static_cast<int>(sizeof(T));
+  static constexpr int kItems = sizeof(T) == 4 ? 32 : 24;
 };
 
 /// The epoch of each launch that uses one workspace (see tile_status.cuh). Host code.
