@@ -9,6 +9,7 @@
 #   exercises                  the docs show the stubs instead (OFF)
 #   have_<dir>_<stem>          the code folder has <dir>/<stem>.cuh, e.g. have_11_2_kogge_stone_kogge_stone
 #   img_<stem>                 docs/images/, plots/ (any depth) or PLOTS_DIR has <stem>.png or <stem>.svg
+#   trace_<section>_<algorithm>[_exclusive]  the build wrote that trace of the example array
 #
 # It also checks every \dontinclude anchor of the pages (\skip, \skipline, \until, \line) against
 # the file it names, because Doxygen silently prints the wrong lines when an anchor is not found.
@@ -115,6 +116,13 @@ foreach(dir_name IN LISTS listed_dirs)
   if(NOT old STREQUAL text)
     file(WRITE "${listing}" "${text}")
   endif()
+endforeach()
+
+# ---- traces: the example array's traces that docs-traces wrote (see docs/CMakeLists.txt) ------------
+file(GLOB traces "${generated_dir}/trace_*.txt")
+foreach(trace IN LISTS traces)
+  get_filename_component(stem "${trace}" NAME_WE)
+  list(APPEND sections "${stem}")
 endforeach()
 
 # ---- images: docs/images/ first, then anything plots/ or PLOTS_DIR holds ------------------------

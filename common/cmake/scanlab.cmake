@@ -114,6 +114,14 @@ function(scanlab_add_cli_tests program section in_block)
                        --sections 0)
   scanlab_add_cli_case(${program} ${section} sections_and_n 2 "give --n or --sections, not both"
                        --sections 2 --n 5)
+  scanlab_add_cli_case(${program} ${section} input_not_a_number 2 "--input: value 1 'four' is not a valid int32"
+                       --backend cpu --input four)
+  scanlab_add_cli_case(${program} ${section} input_and_n 2 "give --input or --n/--sections, not both"
+                       --input 4 --n 3)
+  # The book's example array through every algorithm of the section, each verified (exit 0).
+  add_test(NAME "${section}.cli.book_example"
+           COMMAND ${program} --backend cpu --input 4,6,7,1,2,8,5,2 --reps 0 --trace)
+  set_tests_properties("${section}.cli.book_example" PROPERTIES LABELS "cli;${section}" TIMEOUT 120)
   if(in_block)
     # Many sections in one launch, every section verified on its own (exit 0 only if all pass).
     add_test(NAME "${section}.cli.many_sections" COMMAND ${program} --backend cpu --sections 5 --reps 0)

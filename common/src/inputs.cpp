@@ -1,16 +1,21 @@
 #include "scanlab/inputs.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
 
 #include "scanlab/dispatch.hpp"
+#include "scanlab/options.hpp"
 
 namespace scanlab {
 
 void HostArray::fill_bytes(unsigned char byte) {
-  std::memset(words_.data(), byte, words_.size() * sizeof(std::uint64_t));
+  // (An empty vector's data() may be null, and memset on null is undefined even for 0 bytes.)
+  if (!words_.empty()) std::memset(words_.data(), byte, words_.size() * sizeof(std::uint64_t));
 }
 
 namespace {
@@ -44,6 +49,62 @@ HostArray make_input(DType type, OpKind op, std::size_t n, std::uint64_t seed) {
     for (std::size_t i = 0; i < n; ++i) {
       const bool none = op == OpKind::last && i > 0 && (rng() & 1) != 0;
       x[i] = none ? decltype(op_object)::identity() : draw<T>(rng, op, n);
+    }
+  });
+  return array;
+}
+
+namespace {
+
+/// One value of --input as T, or nullopt when `text` is not one.
+template <class T>
+bool parse_value(const std::string& text, T& out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  if constexpr (std::is_floating_point_v<T>) {
+    const double v = std::strtod(text.c_str(), &end);
+    if (*end != '\0' || errno == ERANGE || !std::isfinite(v)) return false;
+    if (std::is_same_v<T, float> && std::fabs(v) > std::numeric_limits<float>::max()) return false;
+    out = static_cast<T>(v);
+  } else if constexpr (std::is_unsigned_v<T>) {
+    if (text.find('-') != std::string::npos) return false;  // strtoull would wrap "-1"
+    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+    if (*end != '\0' || errno == ERANGE || v > std::numeric_limits<T>::max()) return false;
+    out = static_cast<T>(v);
+  } else {
+    const long long v = std::strtoll(text.c_str(), &end, 10);
+    if (*end != '\0' || errno == ERANGE || v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max()) {
+      return false;
+    }
+    out = static_cast<T>(v);
+  }
+  return true;
+}
+
+}  // namespace
+
+HostArray parse_input(DType type, const std::string& list) {
+  std::vector<std::string> texts;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = list.find(',', start);
+    std::string text = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    text.erase(0, text.find_first_not_of(" \t"));
+    text.erase(text.find_last_not_of(" \t") + 1);
+    texts.push_back(text);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  HostArray array(type, texts.size());
+  visit_type(type, [&](auto t) {
+    using T = typename decltype(t)::type;
+    T* x = array.as<T>();
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      if (!parse_value(texts[i], x[i])) {
+        throw UsageError("--input: value " + std::to_string(i + 1) + " '" + texts[i] + "' is not a valid " +
+                         std::string(name(type)) + " (give comma-separated numbers, e.g. --input 4,6,7,1)");
+      }
     }
   });
   return array;

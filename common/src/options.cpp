@@ -69,6 +69,9 @@ Options parse_options(int argc, const char* const* argv) {
       if (o.backend != "auto" && !parse_backend(o.backend)) {
         throw UsageError("unknown --backend '" + o.backend + "': use cuda, cpu or auto");
       }
+    } else if (arg == "--input") {
+      o.input = next();
+      if (o.input.empty()) throw UsageError("--input needs comma-separated values, e.g. --input 4,6,7,1,2,8,5,2");
     } else if (arg == "--seed") {
       o.seed = parse_unsigned(arg, next());
     } else if (arg == "--reps") {
@@ -103,6 +106,9 @@ Options parse_options(int argc, const char* const* argv) {
       throw UsageError("unknown option '" + std::string(argv[i]) + "' (see --help)");
     }
   }
+  if (!o.input.empty() && (o.n || o.sections)) {
+    throw UsageError("--input sets n (one element per value): give --input or --n/--sections, not both");
+  }
   return o;
 }
 
@@ -124,11 +130,14 @@ std::string usage(const std::string& program, const std::string& title) {
       << "                        SIMT emulator; auto picks cuda when a GPU is present (default auto)\n"
       << "  --algorithm NAME      run only this algorithm (repeatable; --list shows them)\n"
       << "  --seed S              seed of the random input                  (default 2024)\n"
+      << "  --input V,V,...       scan these values instead of random ones, e.g. the book's\n"
+      << "                        example: --input 4,6,7,1,2,8,5,2 (sets n; with --type)\n"
       << "  --reps R              timed repetitions after one warm-up; 0 = verify only (default 10)\n"
       << "  --csv FILE            append one row per algorithm to FILE\n"
       << "  --json FILE           write the results to FILE as JSON\n"
       << "cpu backend only:\n"
-      << "  --trace               print each traced shared array after every barrier (small n)\n"
+      << "  --trace               print each traced shared array after every barrier (small n;\n"
+      << "                        arrays of more than 40 elements show their first 16 and last 4)\n"
       << "  --race-check          run under forward, reverse and random thread orders and\n"
       << "                        report whether the outputs differ (a race)\n"
       << "  --block-order O       forward | reverse | random: the order blocks run in\n"

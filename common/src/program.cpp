@@ -40,10 +40,21 @@ void print_trace(const std::vector<LaunchStats>& launches) {
     for (const auto& frame : launch.trace) {
       std::printf("    block %u step %2u  %-10s %-24s [", frame.block, frame.step, frame.name.c_str(),
                   basename(frame.where).c_str());
-      for (std::size_t i = 0; i < frame.values.size(); ++i) {
+      // A long array (a whole section of 11.6, say) shows its first 16 and last 4 elements.
+      const std::size_t count = frame.values.size();
+      const bool elide = count > 40;
+      for (std::size_t i = 0; i < count; ++i) {
+        if (elide && i == 16) {
+          std::printf(" ...");
+          i = count - 4;
+        }
         std::printf("%s%s", i ? " " : "", frame.values[i].c_str());
       }
-      std::printf("]\n");
+      if (elide) {
+        std::printf("]  (%zu elements)\n", count);
+      } else {
+        std::printf("]\n");
+      }
     }
   }
 }
@@ -160,6 +171,9 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
       for (const auto& a : table.algorithms) chosen.push_back(&a);
     }
     if (o.sections && o.n) throw UsageError("give --n or --sections, not both");
+    // --input: the values to scan (n is their count), parsed once, before anything runs.
+    const HostArray given = o.input.empty() ? HostArray{} : parse_input(o.type, o.input);
+    const std::optional<std::size_t> asked_n = o.input.empty() ? o.n : std::optional<std::size_t>(given.size());
     for (const Algorithm* a : chosen) {
       if (o.sections && a->max_n == 0) {
         throw UsageError(std::string(a->name) + " scans any n in one piece: --sections is for the in-block "
@@ -168,8 +182,8 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
       if (o.sections && *o.sections > std::numeric_limits<std::size_t>::max() / a->max_n) {
         throw UsageError("--sections " + std::to_string(*o.sections) + " is more than any memory holds");
       }
-      if (o.n && a->max_n != 0 && *o.n > a->max_n) {
-        throw UsageError("n = " + std::to_string(*o.n) + " is more than one section of " + std::string(a->name) +
+      if (asked_n && a->max_n != 0 && *asked_n > a->max_n) {
+        throw UsageError("n = " + std::to_string(*asked_n) + " is more than one section of " + std::string(a->name) +
                          " (" + std::to_string(a->max_n) +
                          " elements): scan longer arrays with section 11.6 (chapters/11_6_hierarchical)");
       }
@@ -185,9 +199,10 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
     for (const Algorithm* a : chosen) {
       // --sections K: K whole sections, one block each (an in-block kernel given more than one
       // section scans each on its own: the first step of 11.6's hierarchical scan).
-      const std::size_t n = o.sections ? *o.sections * a->max_n
-                            : o.n      ? *o.n
-                                       : (a->max_n ? std::min(info.default_n, a->max_n) : info.default_n);
+      const std::size_t n = !o.input.empty() ? given.size()
+                            : o.sections     ? *o.sections * a->max_n
+                            : o.n            ? *o.n
+                                             : (a->max_n ? std::min(info.default_n, a->max_n) : info.default_n);
       const ScanProblem problem{o.type, o.op, o.kind, n, o.in_place};
       // Host memory first, before anything is allocated: input, output and the double-precision
       // reference the check builds, plus the "device" buffers when the device is this CPU.
@@ -197,7 +212,7 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
         throw UsageError("n = " + std::to_string(n) + " is more than any memory holds: choose a smaller --n");
       }
       check_fits(n * per_element, available_host_memory(), "host memory");
-      const HostArray input = make_input(o.type, o.op, n, o.seed);
+      const HostArray input = o.input.empty() ? make_input(o.type, o.op, n, o.seed) : given;
       HostArray output(o.type, n);
       RunRequest request{problem, input.data(), output.data(), 0, o.trace};
 
@@ -213,12 +228,14 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
       row.seed = o.seed;
       row.date = utc_now();
 
-      std::printf("\n%s (%s): %s %s %s scan of n = %zu%s, seed %llu\n", row.algorithm.c_str(),
+      const std::string where_from =
+          o.input.empty() ? "seed " + std::to_string(o.seed) : "input [" + o.input + "]";
+      std::printf("\n%s (%s): %s %s %s scan of n = %zu%s, %s\n", row.algorithm.c_str(),
                   std::string(a->figure).c_str(), row.type.c_str(), row.op.c_str(), row.kind.c_str(), n,
                   o.sections ? (" as " + std::to_string(*o.sections) + " sections of " + std::to_string(a->max_n))
                                    .c_str()
                              : "",
-                  static_cast<unsigned long long>(o.seed));
+                  where_from.c_str());
       RunResult result;
       std::string failure;
       try {

@@ -56,6 +56,37 @@ TEST(Options, RejectsBadInputWithOneLine) {
   }
 }
 
+// --input: the values as written, blanks allowed; a bad value is named, with its position.
+TEST(Inputs, ParseInputReadsTheValuesAsTheType) {
+  const HostArray a = parse_input(DType::int32, "4,6, 7 ,1,2,8,5,-2");
+  ASSERT_EQ(a.size(), 8u);
+  EXPECT_EQ(a.as<std::int32_t>()[0], 4);
+  EXPECT_EQ(a.as<std::int32_t>()[2], 7);
+  EXPECT_EQ(a.as<std::int32_t>()[7], -2);
+  const HostArray f = parse_input(DType::float64, "1.5,-2e3");
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f.as<double>()[0], 1.5);
+  EXPECT_EQ(f.as<double>()[1], -2000.0);
+  EXPECT_EQ(parse_input(DType::uint32, "4294967295").as<std::uint32_t>()[0], 4294967295u);
+}
+
+TEST(Inputs, ParseInputRefusesWhatIsNotTheType) {
+  const auto message = [](DType type, const char* list) -> std::string {
+    try {
+      parse_input(type, list);
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  EXPECT_NE(message(DType::int32, "4,x,5").find("value 2 'x' is not a valid int32"), std::string::npos);
+  EXPECT_NE(message(DType::int32, "1.5").find("'1.5' is not a valid int32"), std::string::npos);
+  EXPECT_NE(message(DType::int32, "2147483648").find("not a valid int32"), std::string::npos);
+  EXPECT_NE(message(DType::uint32, "-1").find("not a valid uint32"), std::string::npos);
+  EXPECT_NE(message(DType::float32, "1e39").find("not a valid float"), std::string::npos);
+  EXPECT_NE(message(DType::int64, "4,,5").find("value 2 ''"), std::string::npos);
+}
+
 TEST(Inputs, SameSeedSameInputOtherSeedOtherInput) {
   const HostArray a = make_input(DType::float32, OpKind::add, 1000, 5);
   const HostArray b = make_input(DType::float32, OpKind::add, 1000, 5);

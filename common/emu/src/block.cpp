@@ -72,7 +72,7 @@ void Block::start_threads() {
     t.idx = uint3{i % dx, (i / dx) % dim.y, i / dxy};
     t.linear = i;
     t.state = State::runnable;
-    t.spinning = t.parked = false;
+    t.spinning = t.parked = t.abandoned = false;
     t.ops = 0;
     t.where = Where{};
     t.block = this;
@@ -101,19 +101,18 @@ void Block::start_threads() {
   enqueue(order_scratch_);
 }
 
-/// After an error: ends every fiber that has not finished. Destroying a suspended Boost fiber
-/// unwinds its stack (destructors run), so its pooled stack can be reused by the next block.
+/// After an error: ends every thread that has not finished, so that its pooled stack can be reused
+/// by the next block. Each is resumed once more, through resume() like any switch (so ASan and TSan
+/// know which stack runs), and finds itself abandoned: one that never ran returns at once, one that
+/// waits at a sync point throws Abandoned from yield(), which unwinds its stack (destructors run) to
+/// thread_main. (Destroying a suspended Boost fiber would unwind it too, but on a stack switch the
+/// sanitizers are not told about: ASan then reports false stack overflows.)
 void Block::abandon_threads() {
   for (unsigned i = 0; i < count_; ++i) {
     CudaThread& t = threads_[i];
     if (t.fiber) {
-#if defined(SCANLAB_EMU_TSAN)
-      __tsan_switch_to_fiber(t.tsan_fiber, 0);
-#endif
-      t.fiber = ctx::fiber{};
-#if defined(SCANLAB_EMU_TSAN)
-      __tsan_switch_to_fiber(worker_.tsan_scheduler, 0);
-#endif
+      t.abandoned = true;
+      resume(t);
     }
     t.state = State::exited;
   }
@@ -136,9 +135,11 @@ ctx::fiber Block::thread_main(CudaThread& t, ctx::fiber&& scheduler) {
   worker_.scheduler = std::move(scheduler);
   arrived_on_fiber(t);
   try {
-    (*launch_->body)();
+    if (!t.abandoned) (*launch_->body)();
+  } catch (const Abandoned&) {
+    // the block failed elsewhere: this thread's stack is unwound, and it ends here
   } catch (const ctx::detail::forced_unwind&) {
-    throw;  // the block is being abandoned: Boost unwinds this stack
+    throw;  // a fiber destroyed while suspended: Boost unwinds this stack
   } catch (const std::exception& e) {
     fail(thread_name(t.linear) + ": " + e.what());
   } catch (...) {
@@ -192,6 +193,7 @@ void Block::yield(CudaThread& t) {
 #endif
   worker_.scheduler = std::move(worker_.scheduler).resume();
   arrived_on_fiber(t);
+  if (t.abandoned) throw Abandoned{};
 }
 
 void Block::arrived_on_fiber([[maybe_unused]] CudaThread& t) {

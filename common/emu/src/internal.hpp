@@ -111,6 +111,10 @@ struct WarpCall {
 
 class Block;
 
+/// Thrown on a thread's fiber when its block is abandoned after an error (see
+/// Block::abandon_threads). Not a std::exception, so kernel code that catches those lets it pass.
+struct Abandoned {};
+
 struct CudaThread {
   uint3 idx{};
   unsigned linear = 0;
@@ -124,6 +128,7 @@ struct CudaThread {
   std::uint64_t ops = 0;   ///< operator applications in the current barrier interval
   WarpCall warp{};
   ctx::fiber fiber;        ///< the suspended thread (empty while it runs, and once it has ended)
+  bool abandoned = false;  ///< the block failed: on its next resume the thread unwinds and ends
   Block* block = nullptr;
 #if defined(SCANLAB_EMU_ASAN)
   void* asan_fake_stack = nullptr;

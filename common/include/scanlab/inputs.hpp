@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "scanlab/types.hpp"
@@ -45,5 +46,10 @@ class HostArray {
 
 /// n seeded random elements suited to `op` (see the policies above).
 HostArray make_input(DType type, OpKind op, std::size_t n, std::uint64_t seed);
+
+/// The elements written in `list`, comma-separated (blanks allowed), as `type`: the program's
+/// `--input 4,6,7,1,2,8,5,2`. Throws UsageError naming the first value that is not a `type` (not a
+/// number, a fraction for an integer type, or out of its range).
+HostArray parse_input(DType type, const std::string& list);
 
 }  // namespace scanlab

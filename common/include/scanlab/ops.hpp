@@ -20,6 +20,7 @@
 #pragma once
 
 #include <limits>
+#include <type_traits>
 
 #include "scanlab/types.hpp"
 
@@ -49,7 +50,16 @@ struct Add {
   static SCANLAB_HD T identity() { return T(0); }
   SCANLAB_HD T operator()(T a, T b) const {
     SCANLAB_COUNT_OP();
-    return a + b;
+    if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      // Two's-complement wrap-around, as the GPU's adder does. Written through the unsigned type
+      // because C++ leaves a signed overflow undefined, and a wrong kernel (one that adds poison
+      // from shared memory nothing wrote) must give a wrong sum for the tests to see, not
+      // undefined behaviour on the cpu backend. Correct kernels never overflow: see inputs.hpp.
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    } else {
+      return a + b;
+    }
   }
 };
 

@@ -29,6 +29,7 @@ struct Options {
   ScanKind kind = ScanKind::inclusive;   ///< --inclusive / --exclusive
   std::string backend = "auto";          ///< --backend cuda|cpu|auto
   std::uint64_t seed = 2024;             ///< --seed
+  std::string input;                     ///< --input V,V,...: scan these values, not random ones (sets n)
   int reps = 10;                         ///< --reps (timed repetitions; 0 = verify only)
   std::string csv;                       ///< --csv FILE (rows appended)
   std::string json;                      ///< --json FILE
