@@ -118,6 +118,17 @@ TEST(Section11_8, LookBackThroughWindowsOfAggregates) {
   }
 }
 
+// Correctness at scale: 2^30 ints (4 GiB in, 4 GiB out; 262,144 tiles in one launch), verified
+// against the CPU reference. GPU only: on the emulator it would take hours.
+TEST(Section11_8, TwoToThe30IntsOnAGpu) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+  if (!on_gpu()) GTEST_SKIP() << "2^30 elements run on a GPU only (the emulator would take hours)";
+  EXPECT_EQ(grading::check_sizes(table().algorithms[0], DType::int32, OpKind::add, ScanKind::inclusive,
+                                 {std::size_t{1} << 30}),
+            "")
+      << "see " << SCANLAB_SOURCE_HINT;
+}
+
 // Arrays that do not start on a 16-byte boundary take the element-by-element path.
 TEST(Section11_8, MisalignedArrays) {
   SCANLAB_SKIP_IF_UNAVAILABLE(table());

@@ -1,5 +1,6 @@
 // Test kernels: the book's scans (for the operation counts and the race check), tracing, and the
 // domino scan that must trip the watchdog when blocks run in reverse.
+#include <atomic>
 #include <vector>
 
 #include "kernel_launch.hpp"
@@ -49,7 +50,9 @@ __global__ void brent_kung_kernel(const int* X, int* Y, unsigned n, Op op) {
   if (i + blockDim.x < n) Y[i + blockDim.x] = XY[threadIdx.x + blockDim.x];
 }
 
-int g_traced_barrier_line = 0;
+// Where the kernel waits, for the tests to compare with the reports. Atomic: threads of two
+// emulator workers write it at once (the same value; ThreadSanitizer still calls it a race).
+std::atomic<int> g_traced_barrier_line{0};
 
 /// Kogge-Stone with XY traced; two more elements are traced than written (they stay poison).
 template <class Op>
@@ -59,7 +62,7 @@ __global__ void traced_kernel(const int* X, int* Y, Op op) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   XY[threadIdx.x] = X[i];
   for (unsigned stride = 1; stride < blockDim.x; stride *= 2) {
-    g_traced_barrier_line = __LINE__ + 1;
+    g_traced_barrier_line.store(__LINE__ + 1, std::memory_order_relaxed);
     __syncthreads();
     int temp = 0;
     if (threadIdx.x >= stride) temp = op(XY[threadIdx.x - stride], XY[threadIdx.x]);
@@ -69,7 +72,7 @@ __global__ void traced_kernel(const int* X, int* Y, Op op) {
   Y[i] = XY[threadIdx.x];
 }
 
-int g_domino_spin_line = 0;
+std::atomic<int> g_domino_spin_line{0};  // (atomic: see g_traced_barrier_line)
 
 /// Block b adds its size to the running total of block b-1, which it waits for: correct only if
 /// blocks run in order (the static blockIdx.x is the problem; the book's fix is a dynamic index).
@@ -78,7 +81,7 @@ __global__ void domino_kernel(int* sums, int* flags) {
   if (threadIdx.x == 0) {
     int p = 0;
     if (blockIdx.x > 0) {
-      g_domino_spin_line = __LINE__ + 1;
+      g_domino_spin_line.store(__LINE__ + 1, std::memory_order_relaxed);
       while (atomicAdd(&flags[blockIdx.x - 1], 0) == 0) {
       }
       p = sums[blockIdx.x - 1];
@@ -126,7 +129,7 @@ std::vector<int> traced_kogge_stone(const std::vector<int>& in, unsigned blocks)
   return out;
 }
 
-int traced_barrier_line() { return g_traced_barrier_line; }
+int traced_barrier_line() { return g_traced_barrier_line.load(); }
 
 int add_outside_launch(int a, int b) { return scanlab::Add<int>{}(a, b); }
 
@@ -136,7 +139,7 @@ std::vector<int> domino(unsigned blocks, unsigned threads) {
   return sums;
 }
 
-int domino_spin_line() { return g_domino_spin_line; }
+int domino_spin_line() { return g_domino_spin_line.load(); }
 
 void volatile_spin() {
   int flag = 0;
