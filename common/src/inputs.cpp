@@ -56,7 +56,7 @@ HostArray make_input(DType type, OpKind op, std::size_t n, std::uint64_t seed) {
 
 namespace {
 
-/// One value of --input as T, or nullopt when `text` is not one.
+/// Parses one value of --input into `out`; false when `text` is not a valid T.
 template <class T>
 bool parse_value(const std::string& text, T& out) {
   if (text.empty()) return false;
