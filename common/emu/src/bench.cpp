@@ -1,5 +1,5 @@
 // scanlab_emu_bench: what a fiber switch costs on this machine, and how long a 1,048,576-element
-// block-by-block Kogge-Stone scan (1024 threads per block) takes on the emulator, for orientation.
+// block-by-block Kogge-Stone scan (1024 threads per block, or THREADS) takes on the emulator, for orientation.
 #include <cstdio>
 #include <cstdlib>
 
@@ -11,6 +11,11 @@ extern "C" double scanlab_emu_bench_kogge_stone(unsigned n, unsigned threads);
 int main(int argc, char** argv) {
   using namespace scanlab::emu;
   const unsigned n = argc > 1 ? static_cast<unsigned>(std::strtoul(argv[1], nullptr, 10)) : 1u << 20;
+  const unsigned threads = argc > 2 ? static_cast<unsigned>(std::strtoul(argv[2], nullptr, 10)) : 1024;
+  if (n == 0 || threads == 0 || threads > 1024 || (threads & (threads - 1)) != 0) {
+    std::fprintf(stderr, "usage: scanlab_emu_bench [N [THREADS]]: N > 0 elements, THREADS a power of two up to 1024\n");
+    return 2;
+  }
   measure_switch_ns(100000);  // warm up
   double best = 1e9;
   for (int i = 0; i < 5; ++i) {
@@ -22,17 +27,17 @@ int main(int argc, char** argv) {
   take_stats();
   for (unsigned workers : {1u, 2u}) {
     settings().workers = workers;
-    const double seconds = scanlab_emu_bench_kogge_stone(n, 1024);
+    const double seconds = scanlab_emu_bench_kogge_stone(n, threads);
     if (seconds < 0) {
       std::printf("kogge-stone: WRONG RESULT\n");
       return 1;
     }
     const auto stats = take_stats();
-    const double threads = static_cast<double>(n);
-    const double syncs = static_cast<double>(stats.empty() ? 0 : stats.back().barrier_intervals - stats.back().grid_blocks) * 1024.0;
-    std::printf("kogge-stone scan, %u elements, 1024 threads per block, %u worker%s: %.3f s "
+    const double elements = static_cast<double>(n);
+    const double syncs = static_cast<double>(stats.empty() ? 0 : stats.back().barrier_intervals - stats.back().grid_blocks) * threads;
+    std::printf("kogge-stone scan, %u elements, %u threads per block, %u worker%s: %.3f s "
                 "(%.0f ns per thread, %.1f ns per thread-barrier, %llu ops)\n",
-                n, workers, workers == 1 ? "" : "s", seconds, seconds * 1e9 / threads,
+                n, threads, workers, workers == 1 ? "" : "s", seconds, seconds * 1e9 / elements,
                 syncs > 0 ? seconds * 1e9 / syncs : 0.0,
                 static_cast<unsigned long long>(stats.empty() ? 0 : stats.back().ops));
   }

@@ -1,8 +1,11 @@
-// One block of a launch: its CUDA threads on fibers, and the scheduler that runs them.
+// One block of a launch: its CUDA threads on fibers, and the scheduling that runs them.
 //
-// The scheduler runs on the worker's own stack. It takes a thread from the run queue and resumes
-// its fiber; the thread runs kernel code until it reaches a sync point (a barrier, a warp operation,
-// an atomic or fence) or exits, and switches back. The scheduler then decides what that means:
+// One thread runs at a time. It runs kernel code until it reaches a sync point (a barrier, a warp
+// operation, an atomic or fence) or exits. There, still on its own fiber, the scheduling step
+// (after_sync(), then next_thread()) decides what that means, takes the next thread from the run
+// queue and switches straight to it: one switch per sync point. Only when nobody can run (the block
+// is done, failed or stuck) does it switch to the block's scheduler on the worker's own stack. What
+// a sync point means:
 //   - exited: one thread fewer to wait for at barriers;
 //   - barrier: counted; when every thread that has not exited waits at the same barrier, the barrier
 //     completes and they all go back to the run queue (in the thread order of the settings);
@@ -12,6 +15,10 @@
 //     run (and the watchdog looks at the clock now and then).
 // If the run queue is empty while threads still wait, nothing can ever wake them: the launch fails
 // with a report of who waits where, instead of hanging.
+//
+// Why not switch back to the scheduler at every sync point? It doubles the switches, and a switch
+// is the emulator's main cost: Boost's switch saves and restores the floating-point control words
+// (slow instructions) and touches a stack that is cold in the cache when a block has 1024 fibers.
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -73,6 +80,7 @@ void Block::start_threads() {
     t.linear = i;
     t.state = State::runnable;
     t.spinning = t.parked = t.abandoned = false;
+    t.fiber = {};
     t.ops = 0;
     t.where = Where{};
     t.block = this;
@@ -83,6 +91,7 @@ void Block::start_threads() {
 #if defined(SCANLAB_EMU_ASAN)
     t.stack_bottom = static_cast<char*>(sc.sp) - sc.size;
     t.stack_size = sc.size;
+    t.asan_fake_stack = nullptr;
 #endif
 #if defined(SCANLAB_EMU_TSAN)
     t.tsan_fiber = __tsan_create_fiber(0);
@@ -102,7 +111,7 @@ void Block::start_threads() {
 }
 
 /// After an error: ends every thread that has not finished, so that its pooled stack can be reused
-/// by the next block. Each is resumed once more, through resume() like any switch (so ASan and TSan
+/// by the next block. Each is resumed once more, through switch_to() like any switch (so ASan and TSan
 /// know which stack runs), and finds itself abandoned: one that never ran returns at once, one that
 /// waits at a sync point throws Abandoned from yield(), which unwinds its stack (destructors run) to
 /// thread_main. (Destroying a suspended Boost fiber would unwind it too, but on a stack switch the
@@ -112,7 +121,7 @@ void Block::abandon_threads() {
     CudaThread& t = threads_[i];
     if (t.fiber) {
       t.abandoned = true;
-      resume(t);
+      switch_to(nullptr, &t);  // it unwinds and switches back here
     }
     t.state = State::exited;
   }
@@ -131,9 +140,8 @@ void Block::destroy_sanitizer_fibers() {
 }
 
 /// The whole life of one CUDA thread, on its own fiber.
-ctx::fiber Block::thread_main(CudaThread& t, ctx::fiber&& scheduler) {
-  worker_.scheduler = std::move(scheduler);
-  arrived_on_fiber(t);
+ctx::fiber Block::thread_main(CudaThread& t, ctx::fiber&& previous) {
+  arrived(&t, std::move(previous));
   try {
     if (!t.abandoned) (*launch_->body)();
   } catch (const Abandoned&) {
@@ -146,18 +154,31 @@ ctx::fiber Block::thread_main(CudaThread& t, ctx::fiber&& scheduler) {
     fail(thread_name(t.linear) + ": threw an exception that is not a std::exception");
   }
   t.state = State::exited;
+  // The last switch of this fiber: to the next thread, or (abandoned, or nobody left) the scheduler.
+  CudaThread* next = nullptr;
+  if (!t.abandoned) {
+    after_sync(t);
+    next = next_thread();
+  }
+  entering(next);
+  worker_.park = &t.fiber;  // receives nothing: this fiber has ended
+  worker_.from_scheduler = false;
+  ctx::fiber& target = next ? next->fiber : worker_.scheduler;
 #if defined(SCANLAB_EMU_ASAN)
-  __sanitizer_start_switch_fiber(nullptr, worker_.scheduler_stack_bottom, worker_.scheduler_stack_size);
+  __sanitizer_start_switch_fiber(nullptr, next ? next->stack_bottom : worker_.scheduler_stack_bottom,
+                                 next ? next->stack_size : worker_.scheduler_stack_size);
 #endif
 #if defined(SCANLAB_EMU_TSAN)
-  __tsan_switch_to_fiber(worker_.tsan_scheduler, tsan_switch_flags());
+  __tsan_switch_to_fiber(next ? next->tsan_fiber : worker_.tsan_scheduler, tsan_switch_flags());
 #endif
-  return std::move(worker_.scheduler);
+  return std::move(target);
 }
 
 // ---- switching ----------------------------------------------------------------------------------
-// Two switches per sync point: scheduler -> thread (resume) and thread -> scheduler (yield). The
-// sanitizer calls tell ASan and TSan that the stack changed; they compile to nothing otherwise.
+// A switch goes from one context to another: a CUDA thread's fiber or the scheduler (null). Boost
+// hands the suspended context to the one it resumes, which stores it where the switching side asked
+// (Worker::park). The sanitizer calls tell ASan and TSan that the stack changed; they compile to
+// nothing otherwise.
 
 #if defined(SCANLAB_EMU_TSAN)
 int Block::tsan_switch_flags() const {
@@ -166,41 +187,53 @@ int Block::tsan_switch_flags() const {
 }
 #endif
 
-void Block::resume(CudaThread& t) {
-  tls_thread = &t;
-  worker_.current_thread.store(t.linear, std::memory_order_relaxed);
+void Block::switch_to(CudaThread* from, CudaThread* to) {
+  entering(to);
+  worker_.park = from ? &from->fiber : &worker_.scheduler;
+  worker_.from_scheduler = from == nullptr;
+#if defined(SCANLAB_EMU_ASAN)
+  __sanitizer_start_switch_fiber(from ? &from->asan_fake_stack : &worker_.asan_fake_stack,
+                                 to ? to->stack_bottom : worker_.scheduler_stack_bottom,
+                                 to ? to->stack_size : worker_.scheduler_stack_size);
+#endif
+#if defined(SCANLAB_EMU_TSAN)
+  __tsan_switch_to_fiber(to ? to->tsan_fiber : worker_.tsan_scheduler, tsan_switch_flags());
+#endif
+  ctx::fiber& target = to ? to->fiber : worker_.scheduler;
+  ctx::fiber previous = std::move(target).resume();
+  arrived(from, std::move(previous));
+}
+
+/// Bookkeeping of a switch to `to`, done before it: what the watchdogs watch.
+void Block::entering(CudaThread* to) {
+  if (to) worker_.current_thread.store(to->linear, std::memory_order_relaxed);
   worker_.bump_heartbeat();
-#if defined(SCANLAB_EMU_ASAN)
-  __sanitizer_start_switch_fiber(&worker_.asan_fake_stack, t.stack_bottom, t.stack_size);
-#endif
-#if defined(SCANLAB_EMU_TSAN)
-  __tsan_switch_to_fiber(t.tsan_fiber, tsan_switch_flags());
-#endif
-  t.fiber = std::move(t.fiber).resume();
-#if defined(SCANLAB_EMU_ASAN)
-  __sanitizer_finish_switch_fiber(worker_.asan_fake_stack, nullptr, nullptr);
-#endif
-  tls_thread = nullptr;
 }
 
+/// First thing on a context after a switch to it: park the one that switched here.
+void Block::arrived(CudaThread* self, ctx::fiber&& previous) {
+  *worker_.park = std::move(previous);
+#if defined(SCANLAB_EMU_ASAN)
+  // Coming from the scheduler, ASan tells where its stack is (needed to switch back to it).
+  const bool learn = worker_.from_scheduler;
+  __sanitizer_finish_switch_fiber(self ? self->asan_fake_stack : worker_.asan_fake_stack,
+                                  learn ? &worker_.scheduler_stack_bottom : nullptr,
+                                  learn ? &worker_.scheduler_stack_size : nullptr);
+#endif
+  tls_thread = self;
+}
+
+/// A thread at a sync point: take the scheduling step here, then run the next thread (if that is
+/// this one, as for a lone spinner, no switch at all).
 void Block::yield(CudaThread& t) {
-#if defined(SCANLAB_EMU_ASAN)
-  __sanitizer_start_switch_fiber(&t.asan_fake_stack, worker_.scheduler_stack_bottom,
-                                 worker_.scheduler_stack_size);
-#endif
-#if defined(SCANLAB_EMU_TSAN)
-  __tsan_switch_to_fiber(worker_.tsan_scheduler, tsan_switch_flags());
-#endif
-  worker_.scheduler = std::move(worker_.scheduler).resume();
-  arrived_on_fiber(t);
+  after_sync(t);
+  CudaThread* next = next_thread();
+  if (next != &t) {
+    switch_to(&t, next);
+  } else {
+    entering(&t);
+  }
   if (t.abandoned) throw Abandoned{};
-}
-
-void Block::arrived_on_fiber([[maybe_unused]] CudaThread& t) {
-#if defined(SCANLAB_EMU_ASAN)
-  __sanitizer_finish_switch_fiber(t.asan_fake_stack, &worker_.scheduler_stack_bottom,
-                                  &worker_.scheduler_stack_size);
-#endif
 }
 
 // ---- what kernel code calls (on the thread's fiber) ---------------------------------------------
@@ -257,25 +290,33 @@ void Block::register_trace(const char* name, const void* data, std::size_t count
 
 // ---- the scheduler ------------------------------------------------------------------------------
 
+/// Starts the block's threads, and returns when none can run any more: the block is done, failed,
+/// or stuck (failed too). The threads switch among themselves; each comes back here only when it
+/// finds nobody to run next.
 void Block::schedule() {
+  while (CudaThread* next = next_thread()) switch_to(nullptr, next);
+}
+
+/// The thread to run next, or null if none can run. Completes a barrier that every live thread
+/// waits at; fails the block if threads wait and nothing can wake them.
+CudaThread* Block::next_thread() {
   for (;;) {
-    if (!error_.empty() || launch_->failed.load(std::memory_order_relaxed)) return;
+    if (!error_.empty() || launch_->failed.load(std::memory_order_relaxed)) return nullptr;
     if (size_ == 0) {
-      if (live_ == 0) return;  // the block is done
+      if (live_ == 0) return nullptr;  // the block is done
       if (at_barrier_ == live_ && !diverged_) {
         complete_barrier();
         continue;
       }
       fail(stuck_report());  // nobody can run, and nothing can wake anybody
-      return;
+      return nullptr;
     }
-    CudaThread& t = threads_[pop()];
-    resume(t);
-    after_switch(t);
+    return &threads_[pop()];
   }
 }
 
-void Block::after_switch(CudaThread& t) {
+/// What thread `t` reaching a sync point (or its end) means for the others.
+void Block::after_sync(CudaThread& t) {
   switch (t.state) {
     case State::exited: on_exit(t); break;
     case State::barrier: on_barrier(t); break;

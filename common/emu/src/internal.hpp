@@ -1,8 +1,9 @@
 // Internal types of scanlab's SIMT emulator. Not installed, not included by kernels.
 //
 // The picture: a launch is split into blocks; a Worker (one OS thread) runs one block at a time;
-// a Block runs each of its CUDA threads on its own fiber (Boost.Context), and its scheduler (the
-// worker's own stack) resumes them one at a time until each reaches a sync point.
+// a Block runs each of its CUDA threads on its own fiber (Boost.Context), one at a time, each until
+// it reaches a sync point; there it decides who runs next and switches straight to that thread. The
+// block's scheduler (on the worker's own stack) starts the block and takes over when nobody can run.
 #pragma once
 
 // Boost and the standard library first: cuda_shim.hpp redefines `assert`.
@@ -115,21 +116,24 @@ class Block;
 /// Block::abandon_threads). Not a std::exception, so kernel code that catches those lets it pass.
 struct Abandoned {};
 
-struct CudaThread {
+/// One CUDA thread. What every sync point reads and writes comes first, in one cache line (a block
+/// of 1024 threads touches 1024 of these at every barrier); the warp call and the sanitizers'
+/// fields follow.
+struct alignas(64) CudaThread {
   uint3 idx{};
   unsigned linear = 0;
   State state = State::exited;
   bool spinning = false;   ///< the last sync point it reached was a memory point (atomic, fence)
   bool parked = false;     ///< a spinner set aside because the block is already known to be stuck
+  bool abandoned = false;  ///< the block failed: on its next resume the thread unwinds and ends
   BarrierKind barrier_kind = BarrierKind::plain;
   int predicate = 0;       ///< of __syncthreads_count/and/or
   int barrier_result = 0;
   Where where{};           ///< where it waits, or its last memory point
   std::uint64_t ops = 0;   ///< operator applications in the current barrier interval
-  WarpCall warp{};
   ctx::fiber fiber;        ///< the suspended thread (empty while it runs, and once it has ended)
-  bool abandoned = false;  ///< the block failed: on its next resume the thread unwinds and ends
   Block* block = nullptr;
+  WarpCall warp{};
 #if defined(SCANLAB_EMU_ASAN)
   void* asan_fake_stack = nullptr;
   const void* stack_bottom = nullptr;
@@ -140,6 +144,7 @@ struct CudaThread {
   std::uint64_t sync_generation = 0;
 #endif
 };
+static_assert(offsetof(CudaThread, warp) <= 64, "the fields of every sync point fit one cache line");
 
 /// The CUDA thread running on this OS thread now; null outside kernel code.
 extern thread_local CudaThread* tls_thread __attribute__((tls_model("initial-exec")));
@@ -206,7 +211,7 @@ class Block {
   void run(Launch& launch, unsigned linear, BlockRecord& record);
 
   // Called by kernel code, on the calling thread's fiber. Each records what the thread waits for
-  // and switches to the scheduler, which decides (see after_switch()).
+  // and yields: the scheduling step (see after_sync()) picks the thread to run next.
   void barrier(CudaThread& t, BarrierKind kind, int predicate, Where where);
   void warp_op(CudaThread& t, const WarpCall& call, Where where);
   void memory_point(CudaThread& t, Where where);
@@ -227,17 +232,19 @@ class Block {
   void start_threads();
   void abandon_threads();
   void destroy_sanitizer_fibers();
-  ctx::fiber thread_main(CudaThread& t, ctx::fiber&& scheduler);
-  // switching
-  void resume(CudaThread& t);
+  ctx::fiber thread_main(CudaThread& t, ctx::fiber&& previous);
+  // switching (a null CudaThread* is the scheduler)
+  void switch_to(CudaThread* from, CudaThread* to);
+  void entering(CudaThread* to);
+  void arrived(CudaThread* self, ctx::fiber&& previous);
   void yield(CudaThread& t);
-  void arrived_on_fiber(CudaThread& t);
 #if defined(SCANLAB_EMU_TSAN)
   int tsan_switch_flags() const;
 #endif
   // the scheduler
   void schedule();
-  void after_switch(CudaThread& t);
+  CudaThread* next_thread();
+  void after_sync(CudaThread& t);
   void on_exit(CudaThread& t);
   void on_barrier(CudaThread& t);
   void on_warp(CudaThread& t);
@@ -314,10 +321,16 @@ class Worker {
   /// Fills __shared__ (the kernel module's TLS) and dynamic shared memory with the poison byte.
   void poison_shared_memory(std::size_t dynamic_bytes);
   void bump_progress() { progress.store(progress.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
-  void bump_heartbeat() { heartbeat.store(heartbeat.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+  /// Release: the monitor, having read the heartbeat with acquire, may read what the worker wrote
+  /// before it (the block, the running thread's last sync point) for its report.
+  void bump_heartbeat() { heartbeat.store(heartbeat.load(std::memory_order_relaxed) + 1, std::memory_order_release); }
 
   StackPool stacks;
-  ctx::fiber scheduler;  ///< the suspended scheduler, while one of its CUDA threads runs
+  ctx::fiber scheduler;  ///< the suspended scheduler, while its block's CUDA threads run
+  /// Where the context that runs next stores the continuation of the one that just switched away
+  /// (its CudaThread::fiber, or `scheduler`): Boost hands a suspended context to the one it resumes.
+  ctx::fiber* park = nullptr;
+  bool from_scheduler = false;  ///< the last switch left the scheduler
   Block block{*this};
 
   // Read by other threads (the watchdog monitor, other workers' watchdogs): atomics, written only

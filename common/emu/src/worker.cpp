@@ -73,7 +73,7 @@ void Registry::monitor() {
 }
 
 void Registry::check(Worker& w, std::chrono::steady_clock::time_point now) {
-  const std::uint64_t beat = w.heartbeat.load(std::memory_order_relaxed);
+  const std::uint64_t beat = w.heartbeat.load(std::memory_order_acquire);  // see bump_heartbeat()
   const bool busy = w.busy.load(std::memory_order_relaxed);
   if (!busy || beat != w.monitor_seen) {
     w.monitor_seen = beat;
