@@ -330,7 +330,7 @@ class Worker {
   /// Where the context that runs next stores the continuation of the one that just switched away
   /// (its CudaThread::fiber, or `scheduler`): Boost hands a suspended context to the one it resumes.
   ctx::fiber* park = nullptr;
-  bool from_scheduler = false;  ///< the last switch left the scheduler
+  bool from_scheduler = false;  ///< the last switch left the scheduler (ASan then learns its stack)
   Block block{*this};
 
   // Read by other threads (the watchdog monitor, other workers' watchdogs): atomics, written only
