@@ -32,6 +32,11 @@
 #include <sanitizer/tsan_interface.h>
 #endif
 
+// The steps of every sync point: inlined into yield() (and thread_main()), so that a sync point is
+// a few calls deep rather than ten. Each call pushes registers and a return address onto a fiber
+// stack that has gone cold in the cache while 1023 other fibers ran.
+#define SCANLAB_EMU_HOT inline __attribute__((always_inline))
+
 namespace scanlab::emu::impl {
 
 // ---- setup and teardown -------------------------------------------------------------------------
@@ -187,7 +192,7 @@ int Block::tsan_switch_flags() const {
 }
 #endif
 
-void Block::switch_to(CudaThread* from, CudaThread* to) {
+SCANLAB_EMU_HOT void Block::switch_to(CudaThread* from, CudaThread* to) {
   entering(to);
   worker_.park = from ? &from->fiber : &worker_.scheduler;
   worker_.from_scheduler = from == nullptr;
@@ -205,13 +210,13 @@ void Block::switch_to(CudaThread* from, CudaThread* to) {
 }
 
 /// Bookkeeping of a switch to `to`, done before it: what the watchdogs watch.
-void Block::entering(CudaThread* to) {
+SCANLAB_EMU_HOT void Block::entering(CudaThread* to) {
   if (to) worker_.current_thread.store(to->linear, std::memory_order_relaxed);
   worker_.bump_heartbeat();
 }
 
 /// First thing on a context after a switch to it: park the one that switched here.
-void Block::arrived(CudaThread* self, ctx::fiber&& previous) {
+SCANLAB_EMU_HOT void Block::arrived(CudaThread* self, ctx::fiber&& previous) {
   *worker_.park = std::move(previous);
 #if defined(SCANLAB_EMU_ASAN)
   // Coming from the scheduler, ASan tells where its stack is (needed to switch back to it).
@@ -221,6 +226,8 @@ void Block::arrived(CudaThread* self, ctx::fiber&& previous) {
                                   learn ? &worker_.scheduler_stack_size : nullptr);
 #endif
   tls_thread = self;
+  detail::tls_thread_idx = self ? &self->idx : &kHostThreadIdx;
+  detail::tls_block = self ? static_cast<const detail::BlockBuiltins*>(this) : &kHostBlock;
 }
 
 /// A thread at a sync point: take the scheduling step here, then run the next thread (if that is
@@ -299,7 +306,7 @@ void Block::schedule() {
 
 /// The thread to run next, or null if none can run. Completes a barrier that every live thread
 /// waits at; fails the block if threads wait and nothing can wake them.
-CudaThread* Block::next_thread() {
+SCANLAB_EMU_HOT CudaThread* Block::next_thread() {
   for (;;) {
     if (!error_.empty() || launch_->failed.load(std::memory_order_relaxed)) return nullptr;
     if (size_ == 0) {
@@ -316,7 +323,7 @@ CudaThread* Block::next_thread() {
 }
 
 /// What thread `t` reaching a sync point (or its end) means for the others.
-void Block::after_sync(CudaThread& t) {
+SCANLAB_EMU_HOT void Block::after_sync(CudaThread& t) {
   switch (t.state) {
     case State::exited: on_exit(t); break;
     case State::barrier: on_barrier(t); break;
@@ -342,7 +349,7 @@ void Block::on_exit(CudaThread& t) {
   }
 }
 
-void Block::on_barrier(CudaThread& t) {
+SCANLAB_EMU_HOT void Block::on_barrier(CudaThread& t) {
   t.spinning = false;
   if (at_barrier_++ == 0) {
     barrier_where_ = t.where;
@@ -351,7 +358,7 @@ void Block::on_barrier(CudaThread& t) {
   }
 }
 
-void Block::on_memory_point(CudaThread& t) {
+SCANLAB_EMU_HOT void Block::on_memory_point(CudaThread& t) {
   if (diverged_) {
     t.parked = true;  // the block cannot finish anyway; don't let a spinner keep it busy
     return;
@@ -364,25 +371,42 @@ void Block::on_memory_point(CudaThread& t) {
   }
 }
 
+/// Every thread that has not exited waits at the barrier (that is when it completes): close the
+/// barrier interval and put them all back in the run queue, in one pass over the threads.
 void Block::complete_barrier() {
-  close_interval();
   if (trace_on_) record_trace(where_text(barrier_where_));
-  int count = 0;
-  for (unsigned i = 0; i < count_; ++i) {
-    if (threads_[i].state == State::barrier) count += threads_[i].predicate;
-  }
+  IntervalTally tally;
+  int count = 0;               // of __syncthreads_count/and/or: threads whose predicate holds
+  bool predicates = false;     // a barrier with a predicate (all threads wait at the same one)
+  const bool forward = launch_->settings.thread_order == Order::forward;
   order_scratch_.clear();
   for (unsigned i = 0; i < count_; ++i) {
     CudaThread& t = threads_[i];
+    tally.add(t);  // exited threads' applications of this interval count too
     if (t.state != State::barrier) continue;
-    switch (t.barrier_kind) {
-      case BarrierKind::plain: t.barrier_result = 0; break;
-      case BarrierKind::count: t.barrier_result = count; break;
-      case BarrierKind::all: t.barrier_result = count == static_cast<int>(at_barrier_); break;
-      case BarrierKind::any: t.barrier_result = count > 0; break;
-    }
+    count += t.predicate;
+    predicates |= t.barrier_kind != BarrierKind::plain;
+    t.barrier_result = 0;
     t.state = State::runnable;
-    order_scratch_.push_back(i);
+    if (forward) {
+      push(i);
+    } else {
+      order_scratch_.push_back(i);
+    }
+  }
+  record_interval(tally);
+  if (!forward) enqueue(order_scratch_);
+  if (predicates) {
+    for (unsigned i = 0; i < count_; ++i) {
+      CudaThread& t = threads_[i];
+      if (t.state == State::exited) continue;
+      switch (t.barrier_kind) {
+        case BarrierKind::plain: break;
+        case BarrierKind::count: t.barrier_result = count; break;
+        case BarrierKind::all: t.barrier_result = count == static_cast<int>(at_barrier_); break;
+        case BarrierKind::any: t.barrier_result = count > 0; break;
+      }
+    }
   }
   at_barrier_ = 0;
   ++barriers_done_;
@@ -390,7 +414,6 @@ void Block::complete_barrier() {
   ++barrier_generation_;
 #endif
   worker_.bump_progress();
-  enqueue(order_scratch_);
 }
 
 /// Puts `ids` (ascending) into the run queue in the thread order of the settings.

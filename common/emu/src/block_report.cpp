@@ -12,21 +12,16 @@ namespace scanlab::emu::impl {
 /// Ends the current barrier interval: sums every thread's operator count (threads that exited during
 /// the interval included) and starts the next interval at zero.
 void Block::close_interval() {
-  IntervalStats s;
-  s.block = linear_;
-  std::uint32_t warps = 0;  // a bit per warp; 1024 threads = 32 warps
-  for (unsigned i = 0; i < count_; ++i) {
-    CudaThread& t = threads_[i];
-    if (t.ops == 0) continue;
-    ++s.threads_applying;
-    warps |= 1u << (i / kWarpSize);
-    s.ops += t.ops;
-    s.max_ops_per_thread = std::max(s.max_ops_per_thread, t.ops);
-    t.ops = 0;
-  }
-  s.warps_applying = static_cast<std::uint32_t>(std::popcount(warps));
-  record_->intervals.push_back(s);
-  record_->ops += s.ops;
+  IntervalTally tally;
+  for (unsigned i = 0; i < count_; ++i) tally.add(threads_[i]);
+  record_interval(tally);
+}
+
+void Block::record_interval(IntervalTally& tally) {
+  tally.stats.block = linear_;
+  tally.stats.warps_applying = static_cast<std::uint32_t>(std::popcount(tally.warps));
+  record_->intervals.push_back(tally.stats);
+  record_->ops += tally.stats.ops;
 }
 
 void Block::record_trace(const std::string& where) {

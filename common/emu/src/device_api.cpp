@@ -15,12 +15,13 @@ using impl::WarpOp;
 
 namespace {
 
-const uint3 kZero{0, 0, 0};
-const dim3 kOne{1, 1, 1};
+[[noreturn, gnu::noinline, gnu::cold]] void outside_kernel(const char* what) {
+  throw std::logic_error(std::string(what) + " called outside a kernel");
+}
 
 /// The calling CUDA thread; barriers and warp operations make no sense outside a kernel.
-impl::CudaThread& current(const char* what) {
-  if (tls_thread == nullptr) throw std::logic_error(std::string(what) + " called outside a kernel");
+inline impl::CudaThread& current(const char* what) {
+  if (tls_thread == nullptr) [[unlikely]] outside_kernel(what);
   return *tls_thread;
 }
 
@@ -51,11 +52,6 @@ int barrier(BarrierKind kind, int predicate, Where where) {
 
 }  // namespace
 
-// Outside a launch (host code) the built-ins read as a single thread in a single block.
-const uint3& thread_idx() { return tls_thread ? tls_thread->idx : kZero; }
-const uint3& block_idx() { return tls_thread ? tls_thread->block->idx : kZero; }
-const dim3& block_dim() { return tls_thread ? tls_thread->block->dim : kOne; }
-const dim3& grid_dim() { return tls_thread ? tls_thread->block->grid_dim : kOne; }
 
 void syncthreads(Where where) { barrier(BarrierKind::plain, 0, where); }
 int syncthreads_count(int predicate, Where where) { return barrier(BarrierKind::count, predicate, where); }

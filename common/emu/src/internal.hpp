@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -146,8 +147,27 @@ struct alignas(64) CudaThread {
 };
 static_assert(offsetof(CudaThread, warp) <= 64, "the fields of every sync point fit one cache line");
 
+/// The counts of one barrier interval, gathered thread by thread (by Block::close_interval, and by
+/// Block::complete_barrier in the same pass over the threads as the barrier's own work).
+struct IntervalTally {
+  IntervalStats stats;
+  std::uint32_t warps = 0;  ///< a bit per warp with an applying thread; 1024 threads = 32 warps
+  /// Adds thread `t`'s applications of the interval and resets them for the next one.
+  void add(CudaThread& t) {
+    if (t.ops == 0) return;
+    ++stats.threads_applying;
+    warps |= 1u << (t.linear / kWarpSize);
+    stats.ops += t.ops;
+    if (t.ops > stats.max_ops_per_thread) stats.max_ops_per_thread = t.ops;
+    t.ops = 0;
+  }
+};
+
 /// The CUDA thread running on this OS thread now; null outside kernel code.
 extern thread_local CudaThread* tls_thread __attribute__((tls_model("initial-exec")));
+/// What the built-in variables read outside kernel code (see detail::tls_thread_idx).
+inline constexpr uint3 kHostThreadIdx{0, 0, 0};
+inline constexpr detail::BlockBuiltins kHostBlock{};
 
 // ---- a launch, shared by the workers that run its blocks ----------------------------------------
 
@@ -202,7 +222,9 @@ struct TraceArray {
   detail::FormatFn format;
 };
 
-class Block {
+/// A block of a launch. Its coordinates and sizes (the BlockBuiltins base: idx, dim, grid_dim) are
+/// what the kernel's blockIdx, blockDim and gridDim read.
+class Block : public detail::BlockBuiltins {
  public:
   explicit Block(Worker& worker) : worker_(worker) {}
 
@@ -222,8 +244,6 @@ class Block {
   /// For the monitor: "kernel 'k', block 3, thread 17 (its last sync point: f.cuh:12)".
   std::string running_report(unsigned linear) const;
 
-  uint3 idx{};
-  dim3 dim{}, grid_dim{};
   void* dynamic_shared = nullptr;
 
  private:
@@ -255,6 +275,7 @@ class Block {
   void check_watchdog();
   // instrumentation
   void close_interval();
+  void record_interval(IntervalTally& tally);
   void record_trace(const std::string& where);
   // messages
   void fail(const std::string& what);
@@ -273,13 +294,18 @@ class Block {
   std::vector<CudaThread> threads_ = std::vector<CudaThread>(kMaxBlockThreads);
   std::array<WarpState, kMaxWarps> warps_{};
 
-  // Run queue: a ring of thread ids. A thread is in it at most once, so count_ slots suffice.
+  // Run queue: a ring of thread ids. A thread is in it at most once, so count_ slots suffice. (It
+  // wraps with a compare, not `% count_`: a division at every sync point was measurable.)
   std::vector<std::uint16_t> queue_ = std::vector<std::uint16_t>(kMaxBlockThreads);
   unsigned head_ = 0, size_ = 0;
-  void push(unsigned id) { queue_[(head_ + size_++) % count_] = static_cast<std::uint16_t>(id); }
+  void push(unsigned id) {
+    unsigned slot = head_ + size_++;
+    if (slot >= count_) slot -= count_;
+    queue_[slot] = static_cast<std::uint16_t>(id);
+  }
   unsigned pop() {
     const unsigned id = queue_[head_];
-    head_ = (head_ + 1) % count_;
+    if (++head_ == count_) head_ = 0;
     --size_;
     return id;
   }
@@ -377,7 +403,12 @@ void ensure_monitor();
 
 /// "file.cuh:42" (the file's name without its directories).
 std::string where_text(Where where);
-bool same_place(Where a, Where b);
+/// Same file, line and column. Inline: every thread that reaches a barrier is compared with the
+/// first one there.
+inline bool same_place(Where a, Where b) {
+  if (a.line() != b.line() || a.column() != b.column()) return false;
+  return a.file_name() == b.file_name() || std::strcmp(a.file_name(), b.file_name()) == 0;
+}
 /// "thread 5" or "threads 0-15, 32-47" (linear ids, sorted), shortened if long.
 std::string thread_list(const std::vector<unsigned>& ids);
 std::string hex_mask(unsigned mask);

@@ -13,11 +13,6 @@ std::string where_text(Where where) {
   return std::string(file) + ":" + std::to_string(where.line());
 }
 
-bool same_place(Where a, Where b) {
-  if (a.line() != b.line() || a.column() != b.column()) return false;
-  return a.file_name() == b.file_name() || std::strcmp(a.file_name(), b.file_name()) == 0;
-}
-
 std::string thread_list(const std::vector<unsigned>& ids) {
   if (ids.empty()) return "no threads";
   constexpr std::size_t kMaxRanges = 8;  // a long list helps nobody

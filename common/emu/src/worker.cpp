@@ -12,6 +12,14 @@
 #include <sanitizer/tsan_interface.h>
 #endif
 
+namespace scanlab::emu::detail {
+
+// Host code (no CUDA thread running) reads the built-ins as thread 0 of one block of one thread.
+constinit thread_local const uint3* tls_thread_idx = &impl::kHostThreadIdx;
+constinit thread_local const BlockBuiltins* tls_block = &impl::kHostBlock;
+
+}  // namespace scanlab::emu::detail
+
 namespace scanlab::emu::impl {
 
 thread_local CudaThread* tls_thread __attribute__((tls_model("initial-exec"))) = nullptr;

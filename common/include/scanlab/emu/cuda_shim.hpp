@@ -53,11 +53,22 @@ namespace scanlab::emu::detail {
 
 using Where = std::source_location;
 
-// Coordinates of the calling CUDA thread (valid only inside a launch).
-const uint3& thread_idx();
-const uint3& block_idx();
-const dim3& block_dim();
-const dim3& grid_dim();
+/// What `blockIdx`, `blockDim` and `gridDim` read: one per block (the emulator's Block is one).
+struct BlockBuiltins {
+  uint3 idx{0, 0, 0};
+  dim3 dim{1, 1, 1};
+  dim3 grid_dim{1, 1, 1};
+};
+
+// The built-in variables of the running CUDA thread. The emulator points these at the thread's
+// coordinates and its block at every switch; outside kernel code (host code) they read as thread 0
+// of a single block of one thread. They are read inline, with no call: kernels read `threadIdx` in
+// every loop, and a call per read cost about a tenth of the emulator's time. `constinit` tells the
+// compiler that they need no dynamic initialization, so it reads them directly (no TLS wrapper).
+// They are defined in libscanlab_emu.so, whose thread-local storage is not poisoned, unlike the
+// kernel library's (see the file comment): the kernel library holds only a reference to them.
+extern constinit thread_local const uint3* tls_thread_idx;
+extern constinit thread_local const BlockBuiltins* tls_block;
 
 // Sync points. Each may switch to another fiber.
 void syncthreads(Where where);
@@ -101,10 +112,10 @@ void trace_shared(const char* name, const void* data, std::size_t count, std::si
 }  // namespace scanlab::emu::detail
 
 // ---- built-in variables -------------------------------------------------------------------------
-#define threadIdx (::scanlab::emu::detail::thread_idx())
-#define blockIdx (::scanlab::emu::detail::block_idx())
-#define blockDim (::scanlab::emu::detail::block_dim())
-#define gridDim (::scanlab::emu::detail::grid_dim())
+#define threadIdx (*::scanlab::emu::detail::tls_thread_idx)
+#define blockIdx (::scanlab::emu::detail::tls_block->idx)
+#define blockDim (::scanlab::emu::detail::tls_block->dim)
+#define gridDim (::scanlab::emu::detail::tls_block->grid_dim)
 inline constexpr int warpSize = 32;
 
 // ---- barriers and warp operations ---------------------------------------------------------------
