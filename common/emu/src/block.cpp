@@ -89,18 +89,26 @@ void Block::start_threads() {
     t.ops = 0;
     t.where = Where{};
     t.block = this;
+#if defined(SCANLAB_EMU_TSAN)
+    t.tsan_fiber = __tsan_create_fiber(0);
+    t.sync_generation = 0;
+    t.tsan_started = false;
+    // Creating a Boost fiber enters its entry function on the new stack for a moment, and that
+    // function never returns (it ends with a jump): TSan must count that entry on the new fiber,
+    // not on the scheduler's, which would otherwise grow by one frame per CUDA thread.
+    __tsan_switch_to_fiber(t.tsan_fiber, 0);
+#endif
     // The fiber's record and stack live in pooled memory: creating one allocates nothing.
     const ctx::stack_context sc = worker_.stacks.context(i);
     t.fiber = ctx::fiber(std::allocator_arg, ctx::preallocated(sc.sp, sc.size, sc), PooledStack{},
                          [this, &t](ctx::fiber&& scheduler) { return thread_main(t, std::move(scheduler)); });
+#if defined(SCANLAB_EMU_TSAN)
+    __tsan_switch_to_fiber(worker_.tsan_scheduler, 0);
+#endif
 #if defined(SCANLAB_EMU_ASAN)
     t.stack_bottom = static_cast<char*>(sc.sp) - sc.size;
     t.stack_size = sc.size;
     t.asan_fake_stack = nullptr;
-#endif
-#if defined(SCANLAB_EMU_TSAN)
-    t.tsan_fiber = __tsan_create_fiber(0);
-    t.sync_generation = 0;
 #endif
   }
   for (unsigned w = 0; w * kWarpSize < count_; ++w) {
@@ -165,6 +173,18 @@ ctx::fiber Block::thread_main(CudaThread& t, ctx::fiber&& previous) {
     after_sync(t);
     next = next_thread();
   }
+#if defined(SCANLAB_EMU_TSAN)
+  // TSan counts function entries and exits per fiber. This fiber's last frames (this function and
+  // Boost's entry function) return after the switch is decided, so TSan must still see this fiber
+  // then; the context it switches to tells TSan of the switch when it arrives (arrived()). That
+  // works for a context suspended in switch_to(); a thread that has never run would enter its
+  // first frames before arriving, so it is started by the scheduler instead.
+  if (next != nullptr && !next->tsan_started) {
+    push_front(next->linear);
+    next = nullptr;
+  }
+  worker_.tsan_switch_on_arrival = true;
+#endif
   entering(next);
   worker_.park = &t.fiber;  // receives nothing: this fiber has ended
   worker_.from_scheduler = false;
@@ -172,9 +192,6 @@ ctx::fiber Block::thread_main(CudaThread& t, ctx::fiber&& previous) {
 #if defined(SCANLAB_EMU_ASAN)
   __sanitizer_start_switch_fiber(nullptr, next ? next->stack_bottom : worker_.scheduler_stack_bottom,
                                  next ? next->stack_size : worker_.scheduler_stack_size);
-#endif
-#if defined(SCANLAB_EMU_TSAN)
-  __tsan_switch_to_fiber(next ? next->tsan_fiber : worker_.tsan_scheduler, tsan_switch_flags());
 #endif
   return std::move(target);
 }
@@ -224,6 +241,13 @@ SCANLAB_EMU_HOT void Block::arrived(CudaThread* self, ctx::fiber&& previous) {
   __sanitizer_finish_switch_fiber(self ? self->asan_fake_stack : worker_.asan_fake_stack,
                                   learn ? &worker_.scheduler_stack_bottom : nullptr,
                                   learn ? &worker_.scheduler_stack_size : nullptr);
+#endif
+#if defined(SCANLAB_EMU_TSAN)
+  if (worker_.tsan_switch_on_arrival) {
+    worker_.tsan_switch_on_arrival = false;
+    __tsan_switch_to_fiber(self ? self->tsan_fiber : worker_.tsan_scheduler, tsan_switch_flags());
+  }
+  if (self) self->tsan_started = true;
 #endif
   tls_thread = self;
   detail::tls_thread_idx = self ? &self->idx : &kHostThreadIdx;

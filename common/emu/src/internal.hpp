@@ -143,6 +143,7 @@ struct alignas(64) CudaThread {
 #if defined(SCANLAB_EMU_TSAN)
   void* tsan_fiber = nullptr;
   std::uint64_t sync_generation = 0;
+  bool tsan_started = false;  ///< its fiber has run (see Block::thread_main)
 #endif
 };
 static_assert(offsetof(CudaThread, warp) <= 64, "the fields of every sync point fit one cache line");
@@ -309,6 +310,11 @@ class Block : public detail::BlockBuiltins {
     --size_;
     return id;
   }
+  void push_front(unsigned id) {  // undoes a pop()
+    head_ = head_ == 0 ? count_ - 1 : head_ - 1;
+    queue_[head_] = static_cast<std::uint16_t>(id);
+    ++size_;
+  }
 
   unsigned live_ = 0;             ///< threads that have not exited
   unsigned at_barrier_ = 0;       ///< of them, waiting at a barrier
@@ -378,6 +384,9 @@ class Worker {
 #endif
 #if defined(SCANLAB_EMU_TSAN)
   void* tsan_scheduler = nullptr;
+  /// A thread's fiber ended without telling TSan that the stack changed: the context it switched
+  /// to tells it on arrival (see Block::thread_main).
+  bool tsan_switch_on_arrival = false;
 #endif
 
  private:
