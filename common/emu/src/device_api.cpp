@@ -1,6 +1,8 @@
-// The functions cuda_shim.hpp forwards to: what kernel code calls for threadIdx, __syncthreads(),
-// shuffles, atomics... They live here, in libscanlab_emu.so, never inline in a header: the kernel's
-// library must hold no thread-local state of the emulator (its TLS is poisoned at every block start).
+// The functions cuda_shim.hpp forwards to: what kernel code calls for __syncthreads(), shuffles,
+// atomics... They live here, in libscanlab_emu.so, not inline in a header: the kernel's library must
+// hold no thread-local state of the emulator (its TLS is poisoned at every block start). The
+// built-in variables are the exception: kernels read them inline through thread-local pointers
+// defined in this library (worker.cpp; see cuda_shim.hpp).
 #include <atomic>
 #include <stdexcept>
 
