@@ -1,9 +1,13 @@
 # Runs a section's grading tests built against a mutant (a known-wrong kernel) and succeeds only if
 # they fail it: exit status 1 with at least one failed test. A crash or a hang is not a clean catch:
 # the grader must report a wrong kernel as a failed test, not die. Usage:
-#   cmake -DTEST_EXE=<test program> -DMUTANT=<section/name> -P expect_caught.cmake
+#   cmake -DTEST_EXE=<test program> -DMUTANT=<section/name> [-DTIMEOUT=<seconds>] -P expect_caught.cmake
+# TIMEOUT is the test's own ctest timeout (SCANLAB_TEST_TIMEOUT: longer under the sanitizer presets).
+if(NOT DEFINED TIMEOUT)
+  set(TIMEOUT 600)
+endif()
 execute_process(COMMAND "${TEST_EXE}" --gtest_brief=1
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 600)
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT ${TIMEOUT})
 string(REGEX MATCHALL "\\[  FAILED  \\] [^\n]*" failed "${out}")
 list(LENGTH failed failed_count)
 if(rc EQUAL 1 AND failed_count GREATER 0)

@@ -241,6 +241,7 @@ function(scanlab_add_section)
       target_compile_definitions(${test_exe} PRIVATE "SCANLAB_SOURCE_HINT=\"mutant ${mutant}\"")
       add_test(NAME "${S_ID}.mutant.${mutant}"
                COMMAND "${CMAKE_COMMAND}" "-DTEST_EXE=$<TARGET_FILE:${test_exe}>" "-DMUTANT=${S_ID}/${mutant}"
+                       "-DTIMEOUT=${SCANLAB_TEST_TIMEOUT}"
                        -P "${SCANLAB_CMAKE_DIR}/expect_caught.cmake")
       set_tests_properties("${S_ID}.mutant.${mutant}" PROPERTIES
         LABELS "mutant;${S_ID};cpu" TIMEOUT ${SCANLAB_TEST_TIMEOUT})
