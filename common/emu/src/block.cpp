@@ -61,17 +61,23 @@ void Block::run(Launch& launch, unsigned linear, BlockRecord& record) {
   last_progress_time_ = std::chrono::steady_clock::now();
 
   worker_.poison_shared_memory(launch.dynamic_shared_bytes);
+#if defined(SCANLAB_EMU_TSAN)
+  tsan_races_ = launch.settings.tsan_races;
+  __tsan_release(&block_start_sync_);  // the poisoning above happens before the threads' accesses
+#endif
   start_threads();
   worker_.busy.store(true, std::memory_order_relaxed);
   schedule();
   worker_.busy.store(false, std::memory_order_relaxed);
+#if defined(SCANLAB_EMU_TSAN)
+  __tsan_acquire(&block_end_sync_);  // and every access of the threads before what follows
+#endif
 
   if (!error_.empty() || live_ > 0) {  // failed here, or abandoned because another block failed
     abandon_threads();
     if (!error_.empty()) throw LaunchError(error_);
     return;
   }
-  destroy_sanitizer_fibers();
   close_interval();
   if (trace_on_) record_trace("end of block");
   worker_.bump_progress();
@@ -85,31 +91,13 @@ void Block::start_threads() {
     t.linear = i;
     t.state = State::runnable;
     t.spinning = t.parked = t.abandoned = false;
-    t.fiber = {};
     t.ops = 0;
     t.where = Where{};
     t.block = this;
 #if defined(SCANLAB_EMU_TSAN)
-    t.tsan_fiber = __tsan_create_fiber(0);
     t.sync_generation = 0;
-    t.tsan_started = false;
-    // Creating a Boost fiber enters its entry function on the new stack for a moment, and that
-    // function never returns (it ends with a jump): TSan must count that entry on the new fiber,
-    // not on the scheduler's, which would otherwise grow by one frame per CUDA thread.
-    __tsan_switch_to_fiber(t.tsan_fiber, 0);
 #endif
-    // The fiber's record and stack live in pooled memory: creating one allocates nothing.
-    const ctx::stack_context sc = worker_.stacks.context(i);
-    t.fiber = ctx::fiber(std::allocator_arg, ctx::preallocated(sc.sp, sc.size, sc), PooledStack{},
-                         [this, &t](ctx::fiber&& scheduler) { return thread_main(t, std::move(scheduler)); });
-#if defined(SCANLAB_EMU_TSAN)
-    __tsan_switch_to_fiber(worker_.tsan_scheduler, 0);
-#endif
-#if defined(SCANLAB_EMU_ASAN)
-    t.stack_bottom = static_cast<char*>(sc.sp) - sc.size;
-    t.stack_size = sc.size;
-    t.asan_fake_stack = nullptr;
-#endif
+    if (!t.fiber) create_fiber(t);
   }
   for (unsigned w = 0; w * kWarpSize < count_; ++w) {
     const unsigned lanes = std::min(kWarpSize, count_ - w * kWarpSize);
@@ -123,77 +111,113 @@ void Block::start_threads() {
   enqueue(order_scratch_);
 }
 
-/// After an error: ends every thread that has not finished, so that its pooled stack can be reused
-/// by the next block. Each is resumed once more, through switch_to() like any switch (so ASan and TSan
-/// know which stack runs), and finds itself abandoned: one that never ran returns at once, one that
-/// waits at a sync point throws Abandoned from yield(), which unwinds its stack (destructors run) to
-/// thread_main. (Destroying a suspended Boost fiber would unwind it too, but on a stack switch the
-/// sanitizers are not told about: ASan then reports false stack overflows.)
+/// Makes the fiber of thread slot `t` on its pooled stack and runs it up to its first wait in
+/// thread_main(), so that every later switch to it, like every switch, lands in switch_to(). Done
+/// once per slot: the fiber then runs that slot's CUDA thread in every block the worker runs.
+void Block::create_fiber(CudaThread& t) {
+#if defined(SCANLAB_EMU_TSAN)
+  t.tsan_fiber = __tsan_create_fiber(0);
+  // Creating a Boost fiber enters its entry function on the new stack for a moment, and that
+  // function never returns (it ends with a jump): TSan must count that entry on the new fiber,
+  // not on the scheduler's, which would otherwise grow by one frame per fiber.
+  __tsan_switch_to_fiber(t.tsan_fiber, 0);
+#endif
+  // The fiber's record and stack live in pooled memory: creating one allocates nothing.
+  const ctx::stack_context sc = worker_.stacks.context(&t - threads_.data());
+  t.fiber = ctx::fiber(std::allocator_arg, ctx::preallocated(sc.sp, sc.size, sc), PooledStack{},
+                       [this, &t](ctx::fiber&& scheduler) { return thread_main(t, std::move(scheduler)); });
+#if defined(SCANLAB_EMU_TSAN)
+  __tsan_switch_to_fiber(worker_.tsan_scheduler, 0);
+#endif
+#if defined(SCANLAB_EMU_ASAN)
+  t.stack_bottom = static_cast<char*>(sc.sp) - sc.size;
+  t.stack_size = sc.size;
+  t.asan_fake_stack = nullptr;
+#endif
+  switch_to(nullptr, &t);
+}
+
+/// After an error: ends every thread that has not finished, so that its fiber is ready for the next
+/// block. Each is resumed once more, through switch_to() like any switch (so ASan and TSan know
+/// which stack runs), and finds itself abandoned: one that has not started skips the kernel, one
+/// that waits at a sync point throws Abandoned from yield(), which unwinds the kernel's frames
+/// (destructors run) to thread_main(); either way it switches back here.
 void Block::abandon_threads() {
   for (unsigned i = 0; i < count_; ++i) {
     CudaThread& t = threads_[i];
-    if (t.fiber) {
+    if (t.state != State::exited) {
       t.abandoned = true;
-      switch_to(nullptr, &t);  // it unwinds and switches back here
+      switch_to(nullptr, &t);
     }
     t.state = State::exited;
   }
   live_ = 0;
   size_ = 0;
-  destroy_sanitizer_fibers();
 }
 
-void Block::destroy_sanitizer_fibers() {
+/// Ends every fiber (they are made again when needed): before the stacks change size, and when the
+/// worker ends. Each is resumed through switch_to(), leaves its loop in thread_main() and returns,
+/// which ends it. (Destroying a suspended Boost fiber would unwind it too, but on a stack switch the
+/// sanitizers are not told about: ASan then reports false stack overflows.)
+void Block::retire_threads() {
+  for (CudaThread& t : threads_) {
+    if (!t.fiber) continue;
+    t.retiring = true;
+    switch_to(nullptr, &t);
+    t.retiring = false;
 #if defined(SCANLAB_EMU_TSAN)
-  for (unsigned i = 0; i < count_; ++i) {
-    if (threads_[i].tsan_fiber) __tsan_destroy_fiber(threads_[i].tsan_fiber);
-    threads_[i].tsan_fiber = nullptr;
-  }
+    __tsan_destroy_fiber(t.tsan_fiber);
+    t.tsan_fiber = nullptr;
 #endif
+  }
 }
 
-/// The whole life of one CUDA thread, on its own fiber.
+/// The life of one fiber: the thread of its slot (threads_[i]) in every block the worker runs.
 ctx::fiber Block::thread_main(CudaThread& t, ctx::fiber&& previous) {
   arrived(&t, std::move(previous));
-  try {
-    if (!t.abandoned) (*launch_->body)();
-  } catch (const Abandoned&) {
-    // the block failed elsewhere: this thread's stack is unwound, and it ends here
-  } catch (const ctx::detail::forced_unwind&) {
-    throw;  // a fiber destroyed while suspended: Boost unwinds this stack
-  } catch (const std::exception& e) {
-    fail(thread_name(t.linear) + ": " + e.what());
-  } catch (...) {
-    fail(thread_name(t.linear) + ": threw an exception that is not a std::exception");
+  switch_to(&t, nullptr);  // made by create_fiber(): wait for the first block
+  while (!t.retiring) {
+#if defined(SCANLAB_EMU_TSAN)
+    __tsan_acquire(&block_start_sync_);  // race mode: what the scheduler did before the block
+#endif
+    try {
+      if (!t.abandoned) (*launch_->body)();
+    } catch (const Abandoned&) {
+      // the block failed elsewhere: the kernel's frames are unwound, and the thread ends here
+    } catch (const ctx::detail::forced_unwind&) {
+      throw;  // a fiber destroyed while suspended: Boost unwinds this stack
+    } catch (const std::exception& e) {
+      fail(thread_name(t.linear) + ": " + e.what());
+    } catch (...) {
+      fail(thread_name(t.linear) + ": threw an exception that is not a std::exception");
+    }
+#if defined(SCANLAB_EMU_TSAN)
+    __tsan_release(&block_end_sync_);
+#endif
+    t.state = State::exited;
+    // The thread's last switch in this block: to the next thread, or (abandoned, or nobody left)
+    // the scheduler. The fiber waits here until the next block starts its slot again.
+    CudaThread* next = nullptr;
+    if (!t.abandoned) {
+      after_sync(t);
+      next = next_thread();
+    }
+    switch_to(&t, next);
   }
-  t.state = State::exited;
-  // The last switch of this fiber: to the next thread, or (abandoned, or nobody left) the scheduler.
-  CudaThread* next = nullptr;
-  if (!t.abandoned) {
-    after_sync(t);
-    next = next_thread();
-  }
+  // Retired (see retire_threads()): the fiber ends, back to the scheduler.
 #if defined(SCANLAB_EMU_TSAN)
   // TSan counts function entries and exits per fiber. This fiber's last frames (this function and
   // Boost's entry function) return after the switch is decided, so TSan must still see this fiber
-  // then; the context it switches to tells TSan of the switch when it arrives (arrived()). That
-  // works for a context suspended in switch_to(); a thread that has never run would enter its
-  // first frames before arriving, so it is started by the scheduler instead.
-  if (next != nullptr && !next->tsan_started) {
-    push_front(next->linear);
-    next = nullptr;
-  }
+  // then; the scheduler tells TSan of the switch when it arrives (arrived()).
   worker_.tsan_switch_on_arrival = true;
 #endif
-  entering(next);
+  entering(nullptr);
   worker_.park = &t.fiber;  // receives nothing: this fiber has ended
   worker_.from_scheduler = false;
-  ctx::fiber& target = next ? next->fiber : worker_.scheduler;
 #if defined(SCANLAB_EMU_ASAN)
-  __sanitizer_start_switch_fiber(nullptr, next ? next->stack_bottom : worker_.scheduler_stack_bottom,
-                                 next ? next->stack_size : worker_.scheduler_stack_size);
+  __sanitizer_start_switch_fiber(nullptr, worker_.scheduler_stack_bottom, worker_.scheduler_stack_size);
 #endif
-  return std::move(target);
+  return std::move(worker_.scheduler);
 }
 
 // ---- switching ----------------------------------------------------------------------------------
@@ -205,7 +229,7 @@ ctx::fiber Block::thread_main(CudaThread& t, ctx::fiber&& previous) {
 #if defined(SCANLAB_EMU_TSAN)
 int Block::tsan_switch_flags() const {
   // Race mode: fibers are unordered; only barriers and warp operations order them (see barrier()).
-  return launch_->settings.tsan_races ? __tsan_switch_to_fiber_no_sync : 0;
+  return tsan_races_ ? __tsan_switch_to_fiber_no_sync : 0;
 }
 #endif
 
@@ -247,7 +271,6 @@ SCANLAB_EMU_HOT void Block::arrived(CudaThread* self, ctx::fiber&& previous) {
     worker_.tsan_switch_on_arrival = false;
     __tsan_switch_to_fiber(self ? self->tsan_fiber : worker_.tsan_scheduler, tsan_switch_flags());
   }
-  if (self) self->tsan_started = true;
 #endif
   tls_thread = self;
   detail::tls_thread_idx = self ? &self->idx : &kHostThreadIdx;

@@ -58,6 +58,8 @@ class StackPool {
   /// Makes at least `count` stacks of `bytes` usable bytes available (drops them all if the size
   /// changed).
   void reserve(std::size_t count, std::size_t bytes);
+  /// Whether reserve(n, bytes) would keep the stacks there are (none, or the same size).
+  bool holds(std::size_t bytes) const;
   /// Boost's description of stack `i`: sp is its top (stacks grow down), size its usable bytes.
   ctx::stack_context context(std::size_t i) const;
 
@@ -127,12 +129,15 @@ struct alignas(64) CudaThread {
   bool spinning = false;   ///< the last sync point it reached was a memory point (atomic, fence)
   bool parked = false;     ///< a spinner set aside because the block is already known to be stuck
   bool abandoned = false;  ///< the block failed: on its next resume the thread unwinds and ends
+  bool retiring = false;   ///< on its next resume the fiber ends (Block::retire_threads)
   BarrierKind barrier_kind = BarrierKind::plain;
   int predicate = 0;       ///< of __syncthreads_count/and/or
   int barrier_result = 0;
   Where where{};           ///< where it waits, or its last memory point
   std::uint64_t ops = 0;   ///< operator applications in the current barrier interval
-  ctx::fiber fiber;        ///< the suspended thread (empty while it runs, and once it has ended)
+  /// The suspended fiber of this slot: waiting at a sync point, or, once the thread has exited,
+  /// for the next block (empty while it runs, and before it is made or after it is retired).
+  ctx::fiber fiber;
   Block* block = nullptr;
   WarpCall warp{};
 #if defined(SCANLAB_EMU_ASAN)
@@ -143,7 +148,6 @@ struct alignas(64) CudaThread {
 #if defined(SCANLAB_EMU_TSAN)
   void* tsan_fiber = nullptr;
   std::uint64_t sync_generation = 0;
-  bool tsan_started = false;  ///< its fiber has run (see Block::thread_main)
 #endif
 };
 static_assert(offsetof(CudaThread, warp) <= 64, "the fields of every sync point fit one cache line");
@@ -232,6 +236,8 @@ class Block : public detail::BlockBuiltins {
   /// Runs block `linear` of `launch` to its end. Throws LaunchError if it failed; returns quietly
   /// (having abandoned its threads) if another block of the launch failed.
   void run(Launch& launch, unsigned linear, BlockRecord& record);
+  /// Ends the fibers that the blocks' threads run on, which otherwise live from block to block.
+  void retire_threads();
 
   // Called by kernel code, on the calling thread's fiber. Each records what the thread waits for
   // and yields: the scheduling step (see after_sync()) picks the thread to run next.
@@ -251,8 +257,8 @@ class Block : public detail::BlockBuiltins {
   friend class Worker;
   // setup and teardown
   void start_threads();
+  void create_fiber(CudaThread& t);
   void abandon_threads();
-  void destroy_sanitizer_fibers();
   ctx::fiber thread_main(CudaThread& t, ctx::fiber&& previous);
   // switching (a null CudaThread* is the scheduler)
   void switch_to(CudaThread* from, CudaThread* to);
@@ -332,8 +338,10 @@ class Block : public detail::BlockBuiltins {
   std::uint64_t last_progress_ = 0;
   std::chrono::steady_clock::time_point last_progress_time_{};
 #if defined(SCANLAB_EMU_TSAN)
+  bool tsan_races_ = false;  ///< the launch's settings().tsan_races (read when no launch runs, too)
   std::uint64_t barrier_generation_ = 0;
   std::array<char, 2> barrier_sync_{};
+  char block_start_sync_ = 0, block_end_sync_ = 0;  ///< the scheduler and the threads of a block
 #endif
 };
 

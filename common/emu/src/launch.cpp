@@ -130,6 +130,7 @@ double measure_switch_ns(std::size_t switches) {
   using namespace impl;
   namespace ctx = boost::context;
   Worker& worker = current_worker();
+  worker.block.retire_threads();  // stack 0 is the fiber's below
   worker.stacks.reserve(1, settings().stack_bytes);
   const ctx::stack_context sc = worker.stacks.context(0);
   bool stop = false;

@@ -37,9 +37,18 @@ void StackPool::release() {
   valgrind_ids_.clear();
 }
 
+namespace {
+std::size_t round_to_pages(std::size_t bytes) {
+  const std::size_t page = page_size();
+  return (bytes + page - 1) / page * page;
+}
+}  // namespace
+
+bool StackPool::holds(std::size_t bytes) const { return regions_.empty() || round_to_pages(bytes) == bytes_; }
+
 void StackPool::reserve(std::size_t count, std::size_t bytes) {
   const std::size_t page = page_size();
-  bytes = (bytes + page - 1) / page * page;
+  bytes = round_to_pages(bytes);
   if (bytes != bytes_) {
     release();
     bytes_ = bytes;

@@ -116,7 +116,10 @@ Worker::Worker() {
 #endif
 }
 
-Worker::~Worker() { Registry::get().remove(this); }
+Worker::~Worker() {
+  block.retire_threads();  // on this OS thread, before its stacks go
+  Registry::get().remove(this);
+}
 
 Worker& current_worker() {
   thread_local Worker worker;
@@ -124,6 +127,9 @@ Worker& current_worker() {
 }
 
 void Worker::prepare(const Launch& launch) {
+  // The blocks' fibers live on the pooled stacks from block to block and launch to launch: stacks
+  // of another size end them first.
+  if (!stacks.holds(launch.settings.stack_bytes)) block.retire_threads();
   stacks.reserve(launch.block.count(), launch.settings.stack_bytes);
   watchdog_seconds.store(launch.settings.watchdog_seconds, std::memory_order_relaxed);
   // The kernel module's TLS: where its __shared__ variables live, for this OS thread.

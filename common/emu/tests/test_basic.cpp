@@ -166,6 +166,34 @@ TEST_F(Emu, ReusableAfterAnError) {
   EXPECT_EQ(out.back(), 1024);
 }
 
+// A worker's fibers run their slot's thread in block after block, and launch after launch; they
+// are ended and made again when the stacks change size (and by measure_switch_ns, which borrows a
+// stack). Each step below leans on one of those paths.
+TEST_F(Emu, FibersLiveFromBlockToBlockAndLaunchToLaunch) {
+  std::vector<int> in(1024);
+  std::iota(in.begin(), in.end(), 1);
+  const auto expect_scan = [&](const std::vector<int>& out) {
+    ASSERT_EQ(out.size(), in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) ASSERT_EQ(out[i], int((i + 1) * (i + 2) / 2)) << i;
+  };
+  const auto expect_reversed = [&](unsigned threads) {
+    std::vector<int> v(3 * threads);
+    std::iota(v.begin(), v.end(), 0);
+    const auto out = reverse_blocks(v, threads);
+    for (unsigned i = 0; i < v.size(); ++i) ASSERT_EQ(out[i], int(i / threads * threads + threads - 1 - i % threads));
+  };
+  expect_scan(kogge_stone(in, true));  // 1024 fibers
+  expect_reversed(96);                 // fewer threads per block: the other fibers wait
+  expect_scan(kogge_stone(in, true));
+  settings().stack_bytes *= 2;         // new stacks: the fibers are ended and made again
+  expect_scan(kogge_stone(in, true));
+  expect_reversed(1000);
+  EXPECT_GT(measure_switch_ns(1000), 0.0);
+  expect_scan(kogge_stone(in, true));
+  EXPECT_THROW(throwing(3, 512, 1, 300), LaunchError);  // abandoned mid-block, then reused
+  expect_reversed(512);
+}
+
 TEST_F(Emu, SwitchCostIsMeasured) {
   const double ns = measure_switch_ns(100000);
   EXPECT_GT(ns, 0.0);
