@@ -26,6 +26,7 @@
 #include "internal.hpp"
 
 #if defined(SCANLAB_EMU_ASAN)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 #if defined(SCANLAB_EMU_TSAN)
@@ -65,16 +66,22 @@ void Block::run(Launch& launch, unsigned linear, BlockRecord& record) {
   tsan_races_ = launch.settings.tsan_races;
   __tsan_release(&block_start_sync_);  // the poisoning above happens before the threads' accesses
 #endif
-  start_threads();
-  worker_.busy.store(true, std::memory_order_relaxed);
-  schedule();
-  worker_.busy.store(false, std::memory_order_relaxed);
+  {
+    const RaceModeIgnore ignore = own_bookkeeping();
+    start_threads();
+    worker_.busy.store(true, std::memory_order_relaxed);
+    schedule();
+    worker_.busy.store(false, std::memory_order_relaxed);
+  }
 #if defined(SCANLAB_EMU_TSAN)
   __tsan_acquire(&block_end_sync_);  // and every access of the threads before what follows
 #endif
 
   if (!error_.empty() || live_ > 0) {  // failed here, or abandoned because another block failed
-    abandon_threads();
+    {
+      const RaceModeIgnore ignore = own_bookkeeping();
+      abandon_threads();
+    }
     if (!error_.empty()) throw LaunchError(error_);
     return;
   }
@@ -124,6 +131,13 @@ void Block::create_fiber(CudaThread& t) {
 #endif
   // The fiber's record and stack live in pooled memory: creating one allocates nothing.
   const ctx::stack_context sc = worker_.stacks.context(&t - threads_.data());
+#if defined(SCANLAB_EMU_ASAN)
+  // A fiber's last frames never return (it ends with a jump), so their redzones stay poisoned in
+  // ASan's shadow of the stack; a new fiber on the same stack (one of another kind, as
+  // measure_switch_ns makes on stack 0, lays out its frames differently) would be reported for
+  // writing there. Start from a clean shadow.
+  __asan_unpoison_memory_region(static_cast<char*>(sc.sp) - sc.size, sc.size);
+#endif
   t.fiber = ctx::fiber(std::allocator_arg, ctx::preallocated(sc.sp, sc.size, sc), PooledStack{},
                        [this, &t](ctx::fiber&& scheduler) { return thread_main(t, std::move(scheduler)); });
 #if defined(SCANLAB_EMU_TSAN)
@@ -160,12 +174,14 @@ void Block::abandon_threads() {
 /// which ends it. (Destroying a suspended Boost fiber would unwind it too, but on a stack switch the
 /// sanitizers are not told about: ASan then reports false stack overflows.)
 void Block::retire_threads() {
+  const RaceModeIgnore ignore = own_bookkeeping();
   for (CudaThread& t : threads_) {
     if (!t.fiber) continue;
     t.retiring = true;
     switch_to(nullptr, &t);
     t.retiring = false;
 #if defined(SCANLAB_EMU_TSAN)
+    __tsan_acquire(&block_end_sync_);
     __tsan_destroy_fiber(t.tsan_fiber);
     t.tsan_fiber = nullptr;
 #endif
@@ -174,8 +190,11 @@ void Block::retire_threads() {
 
 /// The life of one fiber: the thread of its slot (threads_[i]) in every block the worker runs.
 ctx::fiber Block::thread_main(CudaThread& t, ctx::fiber&& previous) {
-  arrived(&t, std::move(previous));
-  switch_to(&t, nullptr);  // made by create_fiber(): wait for the first block
+  {
+    const RaceModeIgnore ignore = own_bookkeeping();
+    arrived(&t, std::move(previous));
+    switch_to(&t, nullptr);  // made by create_fiber(): wait for the first block
+  }
   while (!t.retiring) {
 #if defined(SCANLAB_EMU_TSAN)
     __tsan_acquire(&block_start_sync_);  // race mode: what the scheduler did before the block
@@ -191,12 +210,13 @@ ctx::fiber Block::thread_main(CudaThread& t, ctx::fiber&& previous) {
     } catch (...) {
       fail(thread_name(t.linear) + ": threw an exception that is not a std::exception");
     }
-#if defined(SCANLAB_EMU_TSAN)
-    __tsan_release(&block_end_sync_);
-#endif
-    t.state = State::exited;
     // The thread's last switch in this block: to the next thread, or (abandoned, or nobody left)
     // the scheduler. The fiber waits here until the next block starts its slot again.
+    const RaceModeIgnore ignore = own_bookkeeping();
+#if defined(SCANLAB_EMU_TSAN)
+    __tsan_release(&block_end_sync_);  // after the last read of the block's state outside `ignore`
+#endif
+    t.state = State::exited;
     CudaThread* next = nullptr;
     if (!t.abandoned) {
       after_sync(t);
@@ -206,6 +226,11 @@ ctx::fiber Block::thread_main(CudaThread& t, ctx::fiber&& previous) {
   }
   // Retired (see retire_threads()): the fiber ends, back to the scheduler.
 #if defined(SCANLAB_EMU_TSAN)
+  // Race mode: this fiber's last accesses, and the scheduler's first ones in arrived() (counted on
+  // this fiber until it tells TSan of the switch), are the emulator's: ignored until arrived() ends
+  // the ignoring (not a RaceModeIgnore, which would end it as this function returns).
+  if (tsan_races_) __tsan_ignore_thread_begin();
+  __tsan_release(&block_end_sync_);  // what it did, before the scheduler frees or reuses its record
   // TSan counts function entries and exits per fiber. This fiber's last frames (this function and
   // Boost's entry function) return after the switch is decided, so TSan must still see this fiber
   // then; the scheduler tells TSan of the switch when it arrives (arrived()).
@@ -258,6 +283,15 @@ SCANLAB_EMU_HOT void Block::entering(CudaThread* to) {
 
 /// First thing on a context after a switch to it: park the one that switched here.
 SCANLAB_EMU_HOT void Block::arrived(CudaThread* self, ctx::fiber&& previous) {
+#if defined(SCANLAB_EMU_TSAN)
+  if (worker_.tsan_switch_on_arrival) {  // from a fiber that ended (see thread_main)
+    worker_.tsan_switch_on_arrival = false;
+    void* const here = self ? self->tsan_fiber : worker_.tsan_scheduler;
+    const int flags = tsan_switch_flags();
+    if (tsan_races_) __tsan_ignore_thread_end();  // the ending fiber's, begun in thread_main
+    __tsan_switch_to_fiber(here, flags);
+  }
+#endif
   *worker_.park = std::move(previous);
 #if defined(SCANLAB_EMU_ASAN)
   // Coming from the scheduler, ASan tells where its stack is (needed to switch back to it).
@@ -265,12 +299,6 @@ SCANLAB_EMU_HOT void Block::arrived(CudaThread* self, ctx::fiber&& previous) {
   __sanitizer_finish_switch_fiber(self ? self->asan_fake_stack : worker_.asan_fake_stack,
                                   learn ? &worker_.scheduler_stack_bottom : nullptr,
                                   learn ? &worker_.scheduler_stack_size : nullptr);
-#endif
-#if defined(SCANLAB_EMU_TSAN)
-  if (worker_.tsan_switch_on_arrival) {
-    worker_.tsan_switch_on_arrival = false;
-    __tsan_switch_to_fiber(self ? self->tsan_fiber : worker_.tsan_scheduler, tsan_switch_flags());
-  }
 #endif
   tls_thread = self;
   detail::tls_thread_idx = self ? &self->idx : &kHostThreadIdx;
@@ -293,6 +321,7 @@ void Block::yield(CudaThread& t) {
 // ---- what kernel code calls (on the thread's fiber) ---------------------------------------------
 
 void Block::barrier(CudaThread& t, BarrierKind kind, int predicate, Where where) {
+  const RaceModeIgnore ignore = own_bookkeeping();
   t.state = State::barrier;
   t.barrier_kind = kind;
   t.predicate = predicate != 0;
@@ -308,6 +337,7 @@ void Block::barrier(CudaThread& t, BarrierKind kind, int predicate, Where where)
 }
 
 void Block::warp_op(CudaThread& t, const WarpCall& call, Where where) {
+  const RaceModeIgnore ignore = own_bookkeeping();
   t.warp = call;
   t.where = where;
   t.state = State::warp;
@@ -323,6 +353,7 @@ void Block::warp_op(CudaThread& t, const WarpCall& call, Where where) {
 }
 
 void Block::memory_point(CudaThread& t, Where where) {
+  const RaceModeIgnore ignore = own_bookkeeping();
   t.where = where;
   t.spinning = true;
   yield(t);  // state stays runnable: the scheduler puts it at the end of the run queue
@@ -335,6 +366,7 @@ unsigned Block::active_mask(const CudaThread& t) const {
 
 void Block::register_trace(const char* name, const void* data, std::size_t count, std::size_t size,
                            detail::FormatFn format) {
+  const RaceModeIgnore ignore = own_bookkeeping();
   if (!trace_on_) return;
   for (TraceArray& a : traced_) {
     if (a.name == name) return;  // every thread registers; the first one counts

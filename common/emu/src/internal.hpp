@@ -37,6 +37,12 @@
 #define SCANLAB_EMU_TSAN 1
 #endif
 
+#if defined(SCANLAB_EMU_TSAN)
+// Exported by the ThreadSanitizer runtime, not declared in <sanitizer/tsan_interface.h>.
+extern "C" void __tsan_ignore_thread_begin();
+extern "C" void __tsan_ignore_thread_end();
+#endif
+
 namespace scanlab::emu::impl {
 
 namespace ctx = boost::context;
@@ -114,6 +120,33 @@ struct WarpCall {
 };
 
 class Block;
+
+/// TSan race mode (settings().tsan_races): TSan sees a block's fibers as unordered, yet every
+/// fiber touches the emulator's own bookkeeping at its sync points (the run queue, the thread
+/// records, the values a shuffle moves between lanes). Those are the emulator's accesses, not the
+/// kernel's, and they are ordered by the one-at-a-time scheduling: TSan ignores them, on the fiber
+/// that makes them, while this guard lives. Does nothing outside race mode, and without TSan.
+class [[nodiscard]] RaceModeIgnore {
+ public:
+#if defined(SCANLAB_EMU_TSAN)
+  explicit RaceModeIgnore(bool race_mode) : on_(race_mode) {
+    if (on_) __tsan_ignore_thread_begin();
+  }
+  ~RaceModeIgnore() {
+    if (on_) __tsan_ignore_thread_end();
+  }
+#else
+  explicit RaceModeIgnore(bool) {}
+  ~RaceModeIgnore() {}  // not trivial, so a guard that does nothing is not an unused variable
+#endif
+  RaceModeIgnore(const RaceModeIgnore&) = delete;
+  RaceModeIgnore& operator=(const RaceModeIgnore&) = delete;
+
+ private:
+#if defined(SCANLAB_EMU_TSAN)
+  bool on_;
+#endif
+};
 
 /// Thrown on a thread's fiber when its block is abandoned after an error (see
 /// Block::abandon_threads). Not a std::exception, so kernel code that catches those lets it pass.
@@ -267,6 +300,9 @@ class Block : public detail::BlockBuiltins {
   void yield(CudaThread& t);
 #if defined(SCANLAB_EMU_TSAN)
   int tsan_switch_flags() const;
+  RaceModeIgnore own_bookkeeping() const { return RaceModeIgnore(tsan_races_); }
+#else
+  RaceModeIgnore own_bookkeeping() const { return RaceModeIgnore(false); }
 #endif
   // the scheduler
   void schedule();
