@@ -352,11 +352,6 @@ class Block : public detail::BlockBuiltins {
     --size_;
     return id;
   }
-  void push_front(unsigned id) {  // undoes a pop()
-    head_ = head_ == 0 ? count_ - 1 : head_ - 1;
-    queue_[head_] = static_cast<std::uint16_t>(id);
-    ++size_;
-  }
 
   unsigned live_ = 0;             ///< threads that have not exited
   unsigned at_barrier_ = 0;       ///< of them, waiting at a barrier
