@@ -1,6 +1,5 @@
 #include "scanlab/inputs.hpp"
 
-#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -9,6 +8,7 @@
 #include <random>
 
 #include "scanlab/dispatch.hpp"
+#include "scanlab/error.hpp"
 #include "scanlab/options.hpp"
 
 namespace scanlab {
@@ -21,7 +21,7 @@ void HostArray::fill_bytes(unsigned char byte) {
 namespace {
 
 template <class T>
-T draw(std::mt19937_64& rng, OpKind op, std::size_t n) {
+T draw(std::mt19937_64& rng, OpKind op) {
   if constexpr (std::is_floating_point_v<T>) {
     const T range = op == OpKind::add ? T(1) : T(1000);
     return std::uniform_real_distribution<T>(-range, range)(rng);
@@ -29,16 +29,39 @@ T draw(std::mt19937_64& rng, OpKind op, std::size_t n) {
     if (op == OpKind::add) return static_cast<T>(rng());
     return static_cast<T>(std::uniform_int_distribution<std::uint64_t>(1, 2'000'000)(rng));
   } else {
-    T bound = 1'000'000;
-    if (op == OpKind::add) {
-      const auto limit = static_cast<std::uint64_t>(std::numeric_limits<T>::max()) / std::max<std::size_t>(n, 1);
-      bound = static_cast<T>(std::clamp<std::uint64_t>(limit, 1, 100));
-    }
-    return std::uniform_int_distribution<T>(-bound, bound)(rng);
+    // (Signed add never comes here: make_input draws it as a bounded walk.)
+    return std::uniform_int_distribution<T>(-1'000'000, 1'000'000)(rng);
+  }
+}
+
+template <class T>
+void walk(T* out, std::size_t n, T bound, T limit, std::uint64_t seed) {
+  if (bound < 0 || bound > limit) {
+    throw Error("bounded_walk: the bound " + std::to_string(bound) + " must lie in [0, limit " +
+                std::to_string(limit) + "]");
+  }
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<T> draw(-bound, bound);
+  T sum = 0;  // |sum| <= limit and |x| <= bound <= limit, so sum + x and sum - x cannot overflow
+  for (std::size_t i = 0; i < n; ++i) {
+    T x = draw(rng);
+    // If sum + x leaves [-limit, limit] on one side, sum - x lies within it: say sum + x > limit;
+    // then x > 0, so sum - x < sum <= limit, and sum - x > limit - 2x >= -limit as x <= limit.
+    if (sum + x > limit || sum + x < -limit) x = static_cast<T>(-x);
+    sum = static_cast<T>(sum + x);
+    out[i] = x;
   }
 }
 
 }  // namespace
+
+void bounded_walk(std::int32_t* out, std::size_t n, std::int32_t bound, std::int32_t limit, std::uint64_t seed) {
+  walk(out, n, bound, limit, seed);
+}
+
+void bounded_walk(std::int64_t* out, std::size_t n, std::int64_t bound, std::int64_t limit, std::uint64_t seed) {
+  walk(out, n, bound, limit, seed);
+}
 
 HostArray make_input(DType type, OpKind op, std::size_t n, std::uint64_t seed) {
   HostArray array(type, n);
@@ -46,9 +69,15 @@ HostArray make_input(DType type, OpKind op, std::size_t n, std::uint64_t seed) {
   visit_type_op(type, op, [&](auto t, auto op_object) {
     using T = typename decltype(t)::type;
     T* x = array.as<T>();
+    if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      if (op == OpKind::add) {
+        bounded_walk(x, n, T{kSignedAddBound}, signed_add_limit<T>(), seed);
+        return;
+      }
+    }
     for (std::size_t i = 0; i < n; ++i) {
       const bool none = op == OpKind::last && i > 0 && (rng() & 1) != 0;
-      x[i] = none ? decltype(op_object)::identity() : draw<T>(rng, op, n);
+      x[i] = none ? decltype(op_object)::identity() : draw<T>(rng, op);
     }
   });
   return array;

@@ -2,12 +2,16 @@
 // the policies the grading tests rely on (see inputs.hpp and verify.hpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <random>
+#include <string>
 #include <vector>
 
+#include "scanlab/error.hpp"
 #include "scanlab/inputs.hpp"
 #include "scanlab/memory.hpp"
 #include "scanlab/ops.hpp"
@@ -95,13 +99,103 @@ TEST(Inputs, SameSeedSameInputOtherSeedOtherInput) {
   EXPECT_NE(std::memcmp(a.data(), c.data(), a.bytes()), 0);
 }
 
-// Signed sums never overflow: |x| <= INT_MAX / n, so no prefix sum can leave the type.
+// Checks the walk property of n signed values with |x| <= bound: every prefix sum (the empty one, 0,
+// included) lies in [-limit, limit]. Returns the widest contiguous range sum, max prefix - min
+// prefix, the largest partial sum any scan can form. Sums are formed in int64, exact at the sizes
+// tested (n * bound < 2^62), so an escape is seen, not wrapped. Also checks the values are not
+// degenerate: uniform on [-bound, bound], so about half either sign and few zeros.
+template <class T>
+std::int64_t check_walk(const T* x, std::size_t n, std::int64_t limit, std::int64_t bound, const std::string& what) {
+  std::int64_t prefix = 0, lowest = 0, highest = 0;
+  std::size_t negative = 0, positive = 0, outside = 0, too_large = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    prefix += x[i];
+    outside += prefix > limit || prefix < -limit;
+    lowest = std::min(lowest, prefix);
+    highest = std::max(highest, prefix);
+    negative += x[i] < 0;
+    positive += x[i] > 0;
+    too_large += x[i] > bound || x[i] < -bound;
+  }
+  EXPECT_EQ(outside, 0u) << what << ": prefix sums outside +-" << limit;
+  EXPECT_EQ(too_large, 0u) << what << ": values outside +-" << bound;
+  EXPECT_GT(negative, n / 4) << what;
+  EXPECT_GT(positive, n / 4) << what;
+  EXPECT_LE(n - negative - positive, 2 * (n / (2 * bound + 1)) + 100) << what << ": zeros";
+  return highest - lowest;
+}
+
+// Signed sums never overflow: make_input draws signed add values in [-100, 100] as a walk whose
+// prefixes stay within max / 2, so every range sum, the partial sums any scan forms, fits the type.
 TEST(Inputs, SignedAddInputsCannotOverflow) {
   for (const std::size_t n : {std::size_t{1} << 10, std::size_t{1} << 20, std::size_t{1} << 26}) {
     const HostArray a = make_input(DType::int32, OpKind::add, n, 1);
-    std::int64_t worst = 0;
-    for (std::size_t i = 0; i < n; ++i) worst += std::llabs(a.as<std::int32_t>()[i]);
-    EXPECT_LE(worst, std::numeric_limits<std::int32_t>::max()) << "n = " << n;
+    const std::int64_t widest = check_walk(a.as<std::int32_t>(), n, signed_add_limit<std::int32_t>(),
+                                           kSignedAddBound, "int32, n = " + std::to_string(n));
+    EXPECT_LE(widest, std::numeric_limits<std::int32_t>::max()) << "n = " << n;
+  }
+  for (const std::size_t n : {std::size_t{1} << 10, std::size_t{1} << 20, std::size_t{1} << 24}) {
+    const HostArray a = make_input(DType::int64, OpKind::add, n, 1);
+    check_walk(a.as<std::int64_t>(), n, signed_add_limit<std::int64_t>(), kSignedAddBound,
+               "int64, n = " + std::to_string(n));
+  }
+  // Two prefixes within +-limit differ by at most 2 * limit, which the type holds.
+  EXPECT_EQ(signed_add_limit<std::int32_t>(), 1073741823);
+  EXPECT_EQ(signed_add_limit<std::int64_t>(), 4611686018427387903);
+  EXPECT_LE(signed_add_limit<std::int64_t>(),
+            std::numeric_limits<std::int64_t>::max() - signed_add_limit<std::int64_t>());
+}
+
+// make_input's limit (2^30 for int32) cannot be reached at a size a unit test can allocate, so the
+// walk is tested with small limits. Unbounded, n = 2^20 values of up to +-100 wander about +-60000,
+// far past limits of 100 to 10000; values of +-1 (the floor of the bound min(100, limit / n) that
+// make_input used before, under which prefixes overflowed once n > limit) wander about +-800, past
+// a limit of 100. Every prefix must stay within the limit, each value be its plain draw or that
+// draw negated, and some be negated (else the case tests nothing).
+TEST(Inputs, BoundedWalkKeepsEveryPrefixWithinItsLimit) {
+  struct Case {
+    std::int64_t bound, limit;
+  };
+  const std::size_t n = std::size_t{1} << 20;
+  for (const Case c : {Case{100, 1000}, Case{100, 100}, Case{1, 100}, Case{100, 10'000}}) {
+    const std::string what = "bound " + std::to_string(c.bound) + ", limit " + std::to_string(c.limit);
+    std::mt19937_64 plain32(3), plain64(4);
+    std::vector<std::int32_t> x32(n);
+    std::vector<std::int64_t> x64(n);
+    bounded_walk(x32.data(), n, static_cast<std::int32_t>(c.bound), static_cast<std::int32_t>(c.limit), 3);
+    bounded_walk(x64.data(), n, c.bound, c.limit, 4);
+    EXPECT_LE(check_walk(x32.data(), n, c.limit, c.bound, "int32 " + what), 2 * c.limit);
+    EXPECT_LE(check_walk(x64.data(), n, c.limit, c.bound, "int64 " + what), 2 * c.limit);
+    std::uniform_int_distribution<std::int32_t> d32(static_cast<std::int32_t>(-c.bound),
+                                                    static_cast<std::int32_t>(c.bound));
+    std::uniform_int_distribution<std::int64_t> d64(-c.bound, c.bound);
+    std::size_t negated = 0, other = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int32_t p32 = d32(plain32);
+      const std::int64_t p64 = d64(plain64);
+      negated += (x32[i] != p32) + (x64[i] != p64);
+      other += (x32[i] != p32 && x32[i] != -p32) + (x64[i] != p64 && x64[i] != -p64);
+    }
+    EXPECT_EQ(other, 0u) << what << ": values neither drawn nor the draw negated";
+    EXPECT_GT(negated, 0u) << what << ": the limit never bound, so this case tests nothing";
+  }
+  std::int32_t x[4];
+  EXPECT_THROW(bounded_walk(x, 4, 101, 100, 3), Error);
+  EXPECT_THROW(bounded_walk(x, 4, -1, 100, 3), Error);
+}
+
+// While no prefix can reach the limit the walk is the plain uniform draw: small inputs are what
+// they were before the walk, value for value.
+TEST(Inputs, SignedAddInputsAreUniformDrawsWhileFarFromTheLimit) {
+  const std::size_t n = 5000;
+  const HostArray a = make_input(DType::int32, OpKind::add, n, 42);
+  const HostArray b = make_input(DType::int64, OpKind::add, n, 42);
+  std::mt19937_64 rng32(42), rng64(42);
+  std::uniform_int_distribution<std::int32_t> d32(-kSignedAddBound, kSignedAddBound);
+  std::uniform_int_distribution<std::int64_t> d64(-kSignedAddBound, kSignedAddBound);
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(a.as<std::int32_t>()[i], d32(rng32)) << i;
+    ASSERT_EQ(b.as<std::int64_t>()[i], d64(rng64)) << i;
   }
 }
 

@@ -2,8 +2,17 @@
 /// \brief Seeded random inputs, chosen per type and operator so that every check is meaningful.
 ///
 /// Policies (tested in common/tests):
-/// - add, signed integers: values in [-B, B] with B = min(100, INT_MAX / n), so no prefix can
-///   overflow (signed overflow is undefined behaviour in C++ and CUDA alike).
+/// - add, signed integers (int32, int64): values drawn uniformly from [-100, 100] as a bounded walk
+///   (bounded_walk below): a value that would take the running sum past L = max(T) / 2 either way
+///   is negated instead. Every prefix sum, inclusive or exclusive, then stays in [-L, L], and every
+///   sum of a contiguous range x[a..b] (a difference of two prefixes; the partial sums of any scan,
+///   serial or parallel, are such range sums) in [-2L, 2L], within the type: no sum overflows,
+///   whatever n is. While n * 100 <= L no value can be negated, so the values are the plain uniform
+///   draws; a random walk of [-100, 100] steps does not come near L at any size memory holds.
+///   (Signed overflow is undefined behaviour in C++ and CUDA alike; the kernels' Add wraps, see
+///   ops.hpp, but correct kernels are never tested on an overflow.)
+///   Tested: Inputs.SignedAddInputsCannotOverflow, Inputs.BoundedWalkKeepsEveryPrefixWithinItsLimit,
+///   Inputs.SignedAddInputsAreUniformDrawsWhileFarFromTheLimit.
 /// - add, uint32: any value; sums wrap modulo 2^32, which unsigned arithmetic defines.
 /// - add, floating point: uniform in [-1, 1].
 /// - max, min: values spread over a wide range (integers up to +-10^6), never the identity.
@@ -14,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -46,6 +56,26 @@ class HostArray {
 
 /// n seeded random elements suited to `op` (see the policies above).
 HostArray make_input(DType type, OpKind op, std::size_t n, std::uint64_t seed);
+
+/// The largest value a signed add input draws (the bound of its uniform draw).
+inline constexpr int kSignedAddBound = 100;
+
+/// The limit make_input keeps every prefix sum of signed add inputs within: max(T) / 2, so that a
+/// difference of two prefixes, the sum of any contiguous range, is at most 2 * (max(T) / 2) <= max(T).
+template <class T>
+constexpr T signed_add_limit() {
+  return std::numeric_limits<T>::max() / 2;
+}
+
+/// The generator of signed add inputs, here so that its limit can be tested small: writes n values
+/// drawn uniformly from [-bound, bound] (std::uniform_int_distribution<T> on std::mt19937_64(seed));
+/// a value that would take the running sum out of [-limit, limit] is written negated instead, which
+/// always brings it back since bound <= limit. So every prefix sum x[0] + ... + x[i] stays in
+/// [-limit, limit] for any n. While n * bound <= limit no value is ever negated: the output is the
+/// plain uniform draws. Throws scanlab::Error unless 0 <= bound <= limit. make_input calls it with
+/// bound kSignedAddBound and limit signed_add_limit<T>().
+void bounded_walk(std::int32_t* out, std::size_t n, std::int32_t bound, std::int32_t limit, std::uint64_t seed);
+void bounded_walk(std::int64_t* out, std::size_t n, std::int64_t bound, std::int64_t limit, std::uint64_t seed);
 
 /// The elements written in `list`, comma-separated (blanks allowed), as `type`: the program's
 /// `--input 4,6,7,1,2,8,5,2`. Throws UsageError naming the first value that is not a `type` (not a
