@@ -276,6 +276,79 @@ TEST(Verify, FloatToleranceIsTheStatedBound) {
   EXPECT_FALSE(verify_scan(p, x.data(), y.data()).passed);
 }
 
+// The T on `side` (+1 above, -1 below) of `ref` farthest from it with |y - ref| <= tolerance: the
+// last result the verifier must pass. (y - ref is exact in double: y is within a factor 2 of ref.)
+template <class T>
+T last_inside(double ref, double side, double tolerance) {
+  const T away = static_cast<T>(side) * std::numeric_limits<T>::infinity();
+  const T toward = -away;
+  T y = static_cast<T>(ref + side * tolerance);
+  while (std::fabs(static_cast<double>(y) - ref) > tolerance) y = std::nextafter(y, toward);
+  while (std::fabs(static_cast<double>(std::nextafter(y, away)) - ref) <= tolerance) y = std::nextafter(y, away);
+  return y;
+}
+
+// The bound of verify.hpp, at its edge, for float and double, inclusive and exclusive: the last
+// element y[n-1] of k = n (inclusive) or n - 1 (exclusive) terms may differ from the double
+// reference by (k + 1) * eps(T) * sum|x| and no more. The first T inside the bound, above and
+// below the reference, passes; the next T out fails. x alternates 0.75 and -0.25, so sum|x| (the
+// bound's) is not |sum x|; every exact prefix is a T. Exclusive y[0] sums no term: tolerance 0.
+template <class T>
+void expect_tolerance_edge(DType type, ScanKind kind) {
+  const std::size_t n = 1000;
+  std::vector<T> x(n), y(n);
+  double running = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i] = static_cast<T>(i % 2 ? -0.25 : 0.75);
+    if (kind == ScanKind::inclusive) running += static_cast<double>(x[i]);
+    y[i] = static_cast<T>(running);
+    if (kind == ScanKind::exclusive) running += static_cast<double>(x[i]);
+  }
+  const ScanProblem p{type, OpKind::add, kind, n, false};
+  EXPECT_TRUE(verify_scan(p, x.data(), y.data()).passed) << "the exact scan";
+  const std::size_t k = kind == ScanKind::inclusive ? n : n - 1;
+  double ref = 0, abs_sum = 0;
+  for (std::size_t j = 0; j < k; ++j) {
+    ref += static_cast<double>(x[j]);
+    abs_sum += std::fabs(static_cast<double>(x[j]));
+  }
+  EXPECT_EQ(ref, kind == ScanKind::inclusive ? 250.0 : 250.25);
+  EXPECT_EQ(abs_sum, kind == ScanKind::inclusive ? 500.0 : 499.75);
+  const double tolerance = static_cast<double>(k + 1) * std::numeric_limits<T>::epsilon() * abs_sum;
+  for (const double side : {1.0, -1.0}) {
+    const T inside = last_inside<T>(ref, side, tolerance);
+    // (nextafter's arguments both T: a double `to` would pick the double overload.)
+    const T outside = std::nextafter(inside, static_cast<T>(side) * std::numeric_limits<T>::infinity());
+    // The T grid is fine enough here that "inside" is within 0.1% of the bound.
+    EXPECT_GT(std::fabs(static_cast<double>(inside) - ref), 0.999 * tolerance);
+    y[n - 1] = inside;
+    EXPECT_TRUE(verify_scan(p, x.data(), y.data()).passed) << "error " << static_cast<double>(inside) - ref;
+    y[n - 1] = outside;
+    const VerifyResult v = verify_scan(p, x.data(), y.data());
+    EXPECT_FALSE(v.passed) << "error " << static_cast<double>(outside) - ref;
+    EXPECT_EQ(v.wrong, 1u);
+    y[n - 1] = static_cast<T>(ref);
+  }
+  if (kind == ScanKind::exclusive) {
+    y[0] = std::numeric_limits<T>::denorm_min();
+    EXPECT_FALSE(verify_scan(p, x.data(), y.data()).passed) << "exclusive y[0] must be exactly 0";
+  }
+}
+
+TEST(Verify, FloatToleranceEdgeForEveryKindAndType) {
+  for (const ScanKind kind : kAllKinds) {
+    SCOPED_TRACE(name(kind));
+    {
+      SCOPED_TRACE("float");
+      expect_tolerance_edge<float>(DType::float32, kind);
+    }
+    {
+      SCOPED_TRACE("double");
+      expect_tolerance_edge<double>(DType::float64, kind);
+    }
+  }
+}
+
 TEST(Memory, RefusesWhatDoesNotFitSayingHowMuch) {
   try {
     check_fits(std::size_t{3} << 30, std::size_t{1} << 30, "GPU memory");

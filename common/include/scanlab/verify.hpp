@@ -6,11 +6,14 @@
 ///
 ///     |y[i] - ref[i]|  <=  (k + 1) * eps(T) * (|x_0| + ... + |x_(k-1)|)
 ///
-/// where k is the number of inputs summed into y[i] (i + 1 inclusive, i exclusive) and eps(T) the
-/// machine epsilon of the kernel's type. k * eps * sum|x| bounds the rounding error of summing k
+/// where k is the number of inputs summed into y[i] (i + 1 inclusive, i exclusive), eps(T) the
+/// machine epsilon of the kernel's type (2^-23 for float, 2^-52 for double) and the sum is of the
+/// absolute values of those k inputs (so exclusive y[0] must be exactly 0). The reference, the sum
+/// and the tolerance are computed in double. k * eps * sum|x| bounds the rounding error of summing k
 /// terms in any order and association (Higham, Accuracy and Stability of Numerical Algorithms,
 /// Sec. 4.2), which is exactly the freedom a parallel scan takes; the + 1 covers rounding the exact
-/// result to T. NaN never passes.
+/// result to T. NaN never passes. Tested at its edge (the last T inside passes, the next fails) for
+/// float and double, inclusive and exclusive: Verify.FloatToleranceEdgeForEveryKindAndType.
 #pragma once
 
 #include <cstddef>
