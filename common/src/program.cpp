@@ -66,37 +66,48 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
+}  // namespace
+
+std::string compare_thread_orders([[maybe_unused]] const Algorithm& algorithm, [[maybe_unused]] RunRequest request,
+                                  [[maybe_unused]] std::uint64_t seed) {
 #if defined(SCANLAB_WITH_EMULATOR)
-/// Runs the algorithm under several thread orders and compares the outputs with the first.
-bool race_check(const Algorithm& algorithm, RunRequest request, std::uint64_t seed, std::size_t bytes) {
+  const std::size_t element = size_of(request.problem.type);
+  const std::size_t bytes = request.problem.n * element;
+  std::vector<unsigned char> first(bytes), other(bytes);
+  request.problem.in_place = false;
+  request.trace = false;
+  request.reps = 0;
   auto& settings = emu::settings();
   const auto saved = settings;
-  std::vector<unsigned char> first(bytes), other(bytes);
-  const emu::Order orders[] = {emu::Order::forward, emu::Order::reverse, emu::Order::random};
-  bool same = true;
-  for (const auto order : orders) {
+  std::string verdict;
+  for (const auto order : {emu::Order::forward, emu::Order::reverse, emu::Order::random}) {
+    const std::string which = std::string("the ") + emu::order_name(order) + " thread order" +
+                              (order == emu::Order::random ? " (seed " + std::to_string(seed) + ")" : "");
     settings.thread_order = order;
     settings.seed = seed;
     request.output = order == emu::Order::forward ? first.data() : other.data();
-    request.trace = false;
-    request.reps = 0;
-    algorithm.run(request);
-    if (order == emu::Order::forward || std::memcmp(first.data(), other.data(), bytes) == 0) continue;
-    same = false;
-    std::printf("  race check: the output under the %s thread order differs from the forward order: "
-                "a race (a missing __syncthreads?)\n",
-                emu::order_name(order));
+    try {
+      algorithm.run(request);
+    } catch (const Error& e) {
+      verdict = "under " + which + ": " + e.what();
+      break;
+    }
+    if (order == emu::Order::forward) continue;
+    const auto diff = std::mismatch(first.begin(), first.end(), other.begin()).first;
+    if (diff != first.end()) {
+      const std::size_t at = static_cast<std::size_t>(diff - first.begin()) / element;
+      verdict = "the output under " + which + " differs from the forward order's from element " +
+                std::to_string(at) + " of " + std::to_string(request.problem.n) +
+                " on: the result depends on the order of the threads, a race (is a __syncthreads() missing?)";
+      break;
+    }
   }
   settings = saved;
-  if (same) {
-    std::printf("  race check: same output under forward, reverse and random (seed %llu) thread orders\n",
-                static_cast<unsigned long long>(seed));
-  }
-  return same;
-}
+  return verdict;
+#else
+  return "";
 #endif
-
-}  // namespace
+}
 
 const AlgorithmTable& choose_backend(const std::vector<AlgorithmTable>& tables, const std::string& backend,
                                      std::string& note) {
@@ -238,6 +249,7 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
                   where_from.c_str());
       RunResult result;
       std::string failure;
+      bool threw = false;
       try {
         result = a->run(request);
         const VerifyResult v = o.sections ? verify_sections(problem, input.data(), output.data(), a->max_n)
@@ -248,6 +260,7 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
         throw;
       } catch (const Error& e) {
         failure = e.what();
+        threw = true;
       }
       if (o.trace) print_trace(result.launches);
       row.launches = result.launches.size();
@@ -257,9 +270,18 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
       }
       row.steps = steps_unlimited(result.launches);
 #if defined(SCANLAB_WITH_EMULATOR)
-      if (row.verified && cpu && o.race_check) {
-        row.verified = race_check(*a, request, o.seed, input.bytes());
-        if (!row.verified) failure = "the race check found a race";
+      // Also after a wrong output (not after an error): a wrong output that changes with the order
+      // of the threads is a race, which the wrong value alone does not say.
+      if (cpu && o.race_check && !threw) {
+        const std::string race = compare_thread_orders(*a, request, o.seed);
+        if (race.empty()) {
+          std::printf("  race check: the same output under the forward, reverse and random (seed %llu) thread "
+                      "orders\n", static_cast<unsigned long long>(o.seed));
+        } else {
+          std::printf("  race check: %s\n", race.c_str());
+          failure = failure.empty() ? "the race check found a race" : failure + "; the race check found a race";
+          row.verified = false;
+        }
       }
 #endif
       if (!row.verified) {

@@ -9,11 +9,8 @@
 
 #include "scanlab/error.hpp"
 #include "scanlab/inputs.hpp"
+#include "scanlab/program.hpp"
 #include "scanlab/verify.hpp"
-
-#if defined(SCANLAB_WITH_EMULATOR)
-#include "scanlab/emu/runtime.hpp"
-#endif
 
 namespace scanlab::grading {
 
@@ -55,7 +52,8 @@ std::optional<std::string> unavailable(const AlgorithmTable& table) {
 }
 
 std::string check_sizes(const Algorithm& algorithm, DType type, OpKind op, ScanKind kind,
-                        const std::vector<std::size_t>& sizes, bool in_place, std::uint64_t seed) {
+                        const std::vector<std::size_t>& sizes, bool in_place, std::uint64_t seed, bool* ran) {
+  if (ran) *ran = true;
   for (std::size_t n : sizes) {
     const ScanProblem problem{type, op, kind, n, in_place};
     const HostArray input = make_input(type, op, n, seed + n);
@@ -69,6 +67,7 @@ std::string check_sizes(const Algorithm& algorithm, DType type, OpKind op, ScanK
     try {
       algorithm.run(request);
     } catch (const Error& e) {
+      if (ran) *ran = false;
       return std::string(algorithm.name) + " at n = " + std::to_string(n) + ": " + e.what();
     }
     const VerifyResult v = verify_scan(problem, input.data(), output.data());
@@ -77,38 +76,13 @@ std::string check_sizes(const Algorithm& algorithm, DType type, OpKind op, ScanK
   return "";
 }
 
-std::string race_check([[maybe_unused]] const Algorithm& algorithm, [[maybe_unused]] DType type,
-                       [[maybe_unused]] OpKind op, [[maybe_unused]] ScanKind kind,
-                       [[maybe_unused]] std::size_t n, [[maybe_unused]] std::uint64_t seed) {
-#if defined(SCANLAB_WITH_EMULATOR)
-  auto& settings = emu::settings();
-  const auto saved = settings;
+std::string race_check(const Algorithm& algorithm, DType type, OpKind op, ScanKind kind, std::size_t n,
+                       std::uint64_t seed) {
   const HostArray input = make_input(type, op, n, seed);
-  HostArray first(type, n), other(type, n);
-  std::string verdict;
-  for (const auto order : {emu::Order::forward, emu::Order::reverse, emu::Order::random}) {
-    settings.thread_order = order;
-    settings.seed = seed;
-    RunRequest request{{type, op, kind, n, false}, input.data(),
-                       order == emu::Order::forward ? first.data() : other.data(), 0, false};
-    try {
-      algorithm.run(request);
-    } catch (const Error& e) {
-      verdict = std::string("under the ") + emu::order_name(order) + " thread order: " + e.what();
-      break;
-    }
-    if (order != emu::Order::forward && std::memcmp(first.data(), other.data(), first.bytes()) != 0) {
-      verdict = std::string(algorithm.name) + ": the output under the " + emu::order_name(order) +
-                " thread order (seed " + std::to_string(seed) + ") differs from the forward order at n = " +
-                std::to_string(n) + ": a race between threads (is a __syncthreads() missing?)";
-      break;
-    }
-  }
-  settings = saved;
-  return verdict;
-#else
-  return "";
-#endif
+  HostArray output(type, n);
+  const std::string verdict =
+      compare_thread_orders(algorithm, RunRequest{{type, op, kind, n, false}, input.data(), output.data()}, seed);
+  return verdict.empty() ? "" : std::string(algorithm.name) + " at n = " + std::to_string(n) + ": " + verdict;
 }
 
 namespace {
@@ -122,19 +96,24 @@ class GradingTest : public ::testing::Test {
   void TestBody() override {
     SCANLAB_SKIP_IF_UNAVAILABLE(table_);
     const auto sizes = grading_sizes(algorithm_.max_n, options_.large);
-    const std::string failure = check_sizes(algorithm_, type_, op_, kind_, sizes);
+    bool ran = true;
+    const std::string failure = check_sizes(algorithm_, type_, op_, kind_, sizes, false, 1, &ran);
     EXPECT_EQ(failure, "") << "see " << options_.source_hint;
     if (failure.empty() && op_ == OpKind::add && kind_ == ScanKind::inclusive) {
-      // In place (output aliasing input), once per type, at sizes the algorithm accepts.
+      // In place (output aliasing input), once per type, at sizes the algorithm accepts (sizes.back()
+      // is the largest: the section's size, or `large` for algorithms that scan any n).
       std::vector<std::size_t> in_place_sizes;
       for (std::size_t n : {std::size_t{1}, std::size_t{33}, std::max<std::size_t>(sizes.back() / 2, 2)}) {
-        if (n <= algorithm_.max_n) in_place_sizes.push_back(n);
+        if (n <= sizes.back()) in_place_sizes.push_back(n);
       }
       EXPECT_EQ(check_sizes(algorithm_, type_, op_, kind_, in_place_sizes, true), "")
           << "in place: the output overwrites the input; see " << options_.source_hint;
     }
 #if defined(SCANLAB_WITH_EMULATOR)
-    if (failure.empty() && table_.backend == Backend::cpu && options_.race_check) {
+    // Also after a wrong output: when the output changes with the order of the threads, the student
+    // learns it is a race (a missing __syncthreads), which the wrong value alone does not say. Not
+    // after an error (a deadlock, the watchdog): running it again would say nothing new, slowly.
+    if (ran && table_.backend == Backend::cpu && options_.race_check) {
       EXPECT_EQ(race_check(algorithm_, type_, op_, kind_, sizes.back()), "") << "see " << options_.source_hint;
     }
 #endif

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,5 +28,13 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
 /// UsageError or NoDeviceError with a one-line message.
 const AlgorithmTable& choose_backend(const std::vector<AlgorithmTable>& tables, const std::string& backend,
                                      std::string& note);
+
+/// cpu backend: runs `request` (not in place) under the forward, reverse and seeded random thread
+/// orders of the emulator and compares each output with the forward order's, element by element.
+/// Returns "" when they agree, else which order differed and the first element where it did: the
+/// output depends on the order of the threads, so there is a race (a missing __syncthreads(), as
+/// in the book's Kogge-Stone kernel without its second barrier). An error under any order is
+/// returned the same way. Restores the emulator's settings. Without the emulator, returns "".
+std::string compare_thread_orders(const Algorithm& algorithm, RunRequest request, std::uint64_t seed);
 
 }  // namespace scanlab

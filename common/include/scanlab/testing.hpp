@@ -30,12 +30,16 @@ Algorithm algorithm_named(const AlgorithmTable& table, std::string_view name);
 std::optional<std::string> unavailable(const AlgorithmTable& table);
 
 /// Runs `algorithm` on a fresh seeded input of each size and returns "" if every output verifies,
-/// else the first failure's message (with the size and what to look at).
+/// else the first failure's message (with the size and what to look at). When `ran` is given, it
+/// says whether the run behind that failure ended (a wrong output) or did not (an error: an
+/// exception, a deadlock, the watchdog); with no failure it is true.
 std::string check_sizes(const Algorithm& algorithm, DType type, OpKind op, ScanKind kind,
-                        const std::vector<std::size_t>& sizes, bool in_place = false, std::uint64_t seed = 1);
+                        const std::vector<std::size_t>& sizes, bool in_place = false, std::uint64_t seed = 1,
+                        bool* ran = nullptr);
 
 /// cpu backend: runs one problem under forward, reverse and random thread orders; "" if the outputs
-/// agree, else which order differed.
+/// agree, else which order differed (and where). A wrong output that changes with the order of the
+/// threads is a race, such as the book's Kogge-Stone kernel without its second barrier.
 std::string race_check(const Algorithm& algorithm, DType type, OpKind op, ScanKind kind, std::size_t n,
                        std::uint64_t seed = 3);
 
