@@ -26,6 +26,7 @@
 #include "scanlab/algorithm.hpp"
 #include "scanlab/error.hpp"
 #include "scanlab/inputs.hpp"
+#include "scanlab/memory.hpp"
 #include "scanlab/options.hpp"
 #include "scanlab/report.hpp"
 #include "scanlab/verify.hpp"
@@ -182,6 +183,9 @@ RunOptions parse(int argc, char** argv) {
       o.seed = parse_count(arg, next());
     } else if (arg == "--list") {
       o.list = true;
+    } else if (arg == "--type" || arg == "--op" || arg == "--backend" || arg == "--kind") {
+      throw UsageError("section 11.3 counts int32 add inclusive scans on the emulator (cpu backend) only: " + arg +
+                       " is not an option here (the other sections' programs take it)");
     } else {
       throw UsageError("unknown option '" + std::string(argv[i]) + "' (see --help)");
     }
@@ -615,6 +619,11 @@ int run(int argc, char** argv) {
     for (const std::size_t n : {4096, 16384, 65536}) sizes.push_back(n);  // any-n algorithms only
     std::sort(sizes.begin(), sizes.end());
   }
+
+  // Refuse a size too large for memory before anything is allocated: per element, the int32 input
+  // and output, the emulator's two device buffers, and the double-precision reference of the check.
+  const std::size_t largest = *std::max_element(sizes.begin(), sizes.end());
+  check_fits(largest * (4 * sizeof(std::int32_t) + sizeof(double)), available_host_memory(), "host memory");
 
   const std::string device = sections.front().table.device();
   std::printf("scanlab section 11.3: speed and work efficiency (%s kernels and model)\n", kSource);

@@ -85,13 +85,17 @@ function(scanlab_link_kernels target)
   endforeach()
 endfunction()
 
-# One bad-input test: run <program> with the given arguments and expect exit status <rc> and one line
-# on stderr matching the regex <expect>. Arguments travel to expect_cli.cmake joined by "," (no case
-# has a comma), so neither ";" nor a "|" in the regex is split by CMake's list handling.
+# One bad-input test: run <program> (a target, or the path of a script such as ./lab) with the given
+# arguments and expect exit status <rc> and one line on stderr matching the regex <expect>. Arguments
+# travel to expect_cli.cmake joined by "," (no case has a comma), so neither ";" nor a "|" in the
+# regex is split by CMake's list handling. SCANLAB_CLI_EXTRA, if set by the caller, adds options.
 function(scanlab_add_cli_case program section name rc expect)
   string(JOIN "," args ${ARGN})
+  if(TARGET ${program})
+    set(program "$<TARGET_FILE:${program}>")
+  endif()
   add_test(NAME "${section}.cli.${name}"
-           COMMAND "${CMAKE_COMMAND}" "-DPROGRAM=$<TARGET_FILE:${program}>" "-DARGS=${args}" "-DRC=${rc}"
+           COMMAND "${CMAKE_COMMAND}" "-DPROGRAM=${program}" "-DARGS=${args}" "-DRC=${rc}"
                    "-DEXPECT=${expect}" ${SCANLAB_CLI_EXTRA} -P "${SCANLAB_CMAKE_DIR}/expect_cli.cmake")
   set_tests_properties("${section}.cli.${name}" PROPERTIES LABELS "cli;${section}" TIMEOUT 120)
 endfunction()
@@ -108,8 +112,18 @@ function(scanlab_add_cli_tests program section in_block)
   scanlab_add_cli_case(${program} ${section} unknown_backend 2 "unknown --backend 'tpu'" --backend tpu)
   scanlab_add_cli_case(${program} ${section} unknown_algorithm 2 "unknown --algorithm 'magic'"
                        --algorithm magic)
-  scanlab_add_cli_case(${program} ${section} too_large_for_memory 2 "(needs [0-9.]+ GiB|more than)"
-                       --backend cpu --n 200000000000 --reps 0)
+  # Refused before anything is allocated, saying how much it needs and how much there is. An in-block
+  # scan reaches that check through --sections (its --n is at most one section: refused on its own).
+  set(too_large --n 200000000000)
+  if(in_block)
+    set(too_large --sections 100000000)
+    scanlab_add_cli_case(${program} ${section} n_more_than_a_section 2
+                         "n = 200000000000 is more than one section of .*: scan longer arrays with section 11.6"
+                         --backend cpu --n 200000000000 --reps 0)
+  endif()
+  scanlab_add_cli_case(${program} ${section} too_large_for_memory 2
+                       "this problem needs [0-9.]+ GiB of host memory but only [0-9.]+ GiB is available"
+                       --backend cpu ${too_large} --reps 0)
   scanlab_add_cli_case(${program} ${section} sections_zero 2 "--sections 0: give at least 1 section"
                        --sections 0)
   scanlab_add_cli_case(${program} ${section} sections_and_n 2 "give --n or --sections, not both"
@@ -134,6 +148,10 @@ function(scanlab_add_cli_tests program section in_block)
     set(SCANLAB_CLI_EXTRA -DGPU_MAY_ACCEPT=ON)
     scanlab_add_cli_case(${program} ${section} cuda_without_gpu 2
                          "no CUDA GPU is available here: use --backend cpu" --backend cuda --reps 0)
+  else()
+    scanlab_add_cli_case(${program} ${section} cuda_not_built 2
+                         "this build has no cuda backend: reconfigure with -DSCANLAB_BACKENDS=cuda.cpu"
+                         --backend cuda --reps 0)
   endif()
 endfunction()
 
@@ -241,10 +259,10 @@ function(scanlab_add_section)
       target_compile_definitions(${test_exe} PRIVATE "SCANLAB_SOURCE_HINT=\"mutant ${mutant}\"")
       add_test(NAME "${S_ID}.mutant.${mutant}"
                COMMAND "${CMAKE_COMMAND}" "-DTEST_EXE=$<TARGET_FILE:${test_exe}>" "-DMUTANT=${S_ID}/${mutant}"
-                       "-DTIMEOUT=${SCANLAB_TEST_TIMEOUT}"
+                       "-DTIMEOUT=${SCANLAB_MUTANT_TIMEOUT}" "-DEXPECT_FILE=${chapter}/mutants/${mutant}/EXPECT"
                        -P "${SCANLAB_CMAKE_DIR}/expect_caught.cmake")
       set_tests_properties("${S_ID}.mutant.${mutant}" PROPERTIES
-        LABELS "mutant;${S_ID};cpu" TIMEOUT ${SCANLAB_TEST_TIMEOUT})
+        LABELS "mutant;${S_ID};cpu" TIMEOUT ${SCANLAB_MUTANT_TIMEOUT})
     endforeach()
   endif()
 endfunction()

@@ -110,6 +110,23 @@ std::vector<std::string> split(const std::string& text) {
   return parts;
 }
 
+/// `text` as a whole number from lo to hi, or an Error saying what `flag` needs (std::stoi would
+/// accept "12abc" and say only "stoi" for "abc").
+int whole_number(const std::string& flag, const std::string& text, int lo, int hi) {
+  std::size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || v < lo || v > hi) {
+    throw Error(flag + " needs a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                ", not '" + text + "'");
+  }
+  return static_cast<int>(v);
+}
+
 Options parse(int argc, char** argv) {
   Options o;
   int min_log2 = 10, max_log2 = 29;
@@ -123,11 +140,11 @@ Options parse(int argc, char** argv) {
       std::cout << kUsage;
       std::exit(0);
     } else if (a == "--min-log2") {
-      min_log2 = std::stoi(value());
+      min_log2 = whole_number(a, value(), 0, 33);
     } else if (a == "--max-log2") {
-      max_log2 = std::stoi(value());
+      max_log2 = whole_number(a, value(), 0, 33);
     } else if (a == "--log2") {
-      for (const auto& k : split(value())) o.log2s.push_back(std::stoi(k));
+      for (const auto& k : split(value())) o.log2s.push_back(whole_number(a, k, 0, 33));
     } else if (a == "--types") {
       o.types.clear();
       for (const auto& t : split(value())) {
@@ -136,9 +153,9 @@ Options parse(int argc, char** argv) {
         o.types.push_back(*type);
       }
     } else if (a == "--reps") {
-      o.reps = std::max(1, std::stoi(value()));
+      o.reps = whole_number(a, value(), 1, 1000000);
     } else if (a == "--warmup") {
-      o.warmup = std::max(0, std::stoi(value()));
+      o.warmup = whole_number(a, value(), 0, 1000000);
     } else if (a == "--csv") {
       o.csv = value();
     } else if (a == "--only") {
@@ -146,7 +163,7 @@ Options parse(int argc, char** argv) {
     } else if (a == "--sweep") {
       o.sweep = true;
     } else if (a == "--spin-ns") {
-      o.spin_ns = static_cast<unsigned>(std::stoul(value()));
+      o.spin_ns = static_cast<unsigned>(whole_number(a, value(), 0, 1000000));
     } else if (a == "--no-flush") {
       o.flush = false;
     } else if (a == "--no-sections") {

@@ -8,11 +8,23 @@
 
 extern "C" double scanlab_emu_bench_kogge_stone(unsigned n, unsigned threads);
 
+namespace {
+
+/// A whole number from 1 to 2^31 - 1 made of digits only, else 0 ("-5" or "1e6" are not sizes).
+unsigned positive(const char* text) {
+  char* end = nullptr;
+  const unsigned long v = std::strtoul(text, &end, 10);
+  const bool digits = text[0] >= '0' && text[0] <= '9' && *end == '\0';
+  return digits && v <= 0x7fffffffUL ? static_cast<unsigned>(v) : 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace scanlab::emu;
-  const unsigned n = argc > 1 ? static_cast<unsigned>(std::strtoul(argv[1], nullptr, 10)) : 1u << 20;
-  const unsigned threads = argc > 2 ? static_cast<unsigned>(std::strtoul(argv[2], nullptr, 10)) : 1024;
-  if (n == 0 || threads == 0 || threads > 1024 || (threads & (threads - 1)) != 0) {
+  const unsigned n = argc > 1 ? positive(argv[1]) : 1u << 20;
+  const unsigned threads = argc > 2 ? positive(argv[2]) : 1024;
+  if (argc > 3 || n == 0 || threads == 0 || threads > 1024 || (threads & (threads - 1)) != 0) {
     std::fprintf(stderr, "usage: scanlab_emu_bench [N [THREADS]]: N > 0 elements, THREADS a power of two up to 1024\n");
     return 2;
   }
