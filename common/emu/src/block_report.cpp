@@ -67,6 +67,10 @@ std::string Block::thread_name(unsigned linear) const {
   return name + " (" + std::to_string(i.x) + "," + std::to_string(i.y) + "," + std::to_string(i.z) + ")";
 }
 
+std::string Block::threads_text(const std::vector<unsigned>& ids) const {
+  return ids.size() == 1 ? thread_name(ids[0]) : thread_list(ids);
+}
+
 namespace {
 
 /// Threads grouped by what they wait for, in order of first appearance.
@@ -81,11 +85,13 @@ struct Groups {
     }
     items.push_back({key, {id}});
   }
-  std::string text() const {
+  /// `names(ids)` names a group ("threads 0-15", or one thread).
+  template <class Names>
+  std::string text(const Names& names) const {
     std::string out;
     for (const auto& [key, ids] : items) {
       if (!out.empty()) out += "; ";
-      out += thread_list(ids) + (ids.size() == 1 ? " waits " : " wait ") + key;
+      out += names(ids) + (ids.size() == 1 ? " waits " : " wait ") + key;
     }
     return out;
   }
@@ -122,11 +128,12 @@ std::string Block::stuck_report() const {
       groups.add("spinning on an atomic at " + where_text(t.where), i);
     }
   }
+  const auto names = [this](const std::vector<unsigned>& ids) { return threads_text(ids); };
   if (diverged_ && !in_warp_ops) {
-    return "barrier divergence: " + groups.text() +
+    return "barrier divergence: " + groups.text(names) +
            ". Every thread that has not exited must wait at the same __syncthreads()";
   }
-  return "deadlock: " + groups.text() + "; no thread can continue";
+  return "deadlock: " + groups.text(names) + "; no thread can continue";
 }
 
 /// "threads 0-3 spin at domino.cuh:31": the threads whose last sync point was an atomic or fence.
@@ -139,7 +146,7 @@ std::string Block::spinner_report() const {
   std::string text;
   for (const auto& [key, ids] : places.items) {
     if (!text.empty()) text += "; ";
-    text += thread_list(ids) + (ids.size() == 1 ? " spins " : " spin ") + key;
+    text += threads_text(ids) + (ids.size() == 1 ? " spins " : " spin ") + key;
   }
   return text.empty() ? "threads run without completing anything" : text;
 }

@@ -324,6 +324,8 @@ class Block : public detail::BlockBuiltins {
   void fail(const std::string& what);
   std::string block_name() const;
   std::string thread_name(unsigned linear) const;
+  /// thread_list(ids), but a lone thread of a multi-dimensional block named as thread_name() does.
+  std::string threads_text(const std::vector<unsigned>& ids) const;
   std::string stuck_report() const;
   std::string spinner_report() const;
   std::string waiting_group(const CudaThread& member) const;

@@ -19,6 +19,19 @@ __global__ void divergence_kernel() {
   }
 }
 
+/// A 4x2x2 block: in block (1,0,1) only, the threads of z = 1 go to other barriers than those of
+/// z = 0, and thread (1,1,1) to a third one. The other blocks are right, and finish.
+__global__ void divergence_3d_kernel() {
+  const bool odd_block = blockIdx.x == 1 && blockIdx.y == 0 && blockIdx.z == 1;
+  if (!odd_block || threadIdx.z == 0) {
+    HERE(10) __syncthreads();
+  } else if (threadIdx.x == 1 && threadIdx.y == 1) {
+    HERE(12) __syncthreads();
+  } else {
+    HERE(11) __syncthreads();
+  }
+}
+
 __global__ void warp_error_kernel(WarpError which) {
   const unsigned lane = threadIdx.x % warpSize;
   const int slot = 2 + static_cast<int>(which);
@@ -90,7 +103,10 @@ void warp_error(WarpError which) {
 
 void barrier_divergence() { run("divergence", {2, 1, 1}, {64, 1, 1}, 0, [] { divergence_kernel(); }); }
 
+void barrier_divergence_3d() { run("divergence_3d", {2, 1, 2}, {4, 2, 2}, 0, [] { divergence_3d_kernel(); }); }
+
 int divergence_line(int which) { return g_lines[which]; }
+int divergence_3d_line(int which) { return g_lines[10 + which]; }
 
 int warp_error_line(WarpError which) { return g_lines[2 + static_cast<int>(which)]; }
 int deadlock_barrier_line() { return g_lines[15]; }

@@ -15,6 +15,18 @@ TEST_F(Emu, BarrierDivergenceNamesBothGroups) {
   EXPECT_THAT(e, HasSubstr("threads 16-63 wait at __syncthreads() at " + at("kernels_errors.cpp", divergence_line(1))));
 }
 
+// In a 3-D grid the block is named by its coordinates; groups of threads by linear ids (x fastest:
+// linear = x + 4 * (y + 2 * z) here), a lone thread also by its (x,y,z).
+TEST_F(Emu, BarrierDivergenceIn3DBlocksNamesBlockAndThreadCoordinates) {
+  const std::string e = error_of([] { barrier_divergence_3d(); });
+  const auto line = [](int which) { return at("kernels_errors.cpp", divergence_3d_line(which)); };
+  EXPECT_THAT(e, HasSubstr("kernel 'divergence_3d', block (1,0,1): barrier divergence: "
+                           "threads 0-7 wait at __syncthreads() at " + line(0) +
+                           "; threads 8-12, 14-15 wait at __syncthreads() at " + line(1) +
+                           "; thread 13 (1,1,1) waits at __syncthreads() at " + line(2) +
+                           ". Every thread that has not exited must wait at the same __syncthreads()"));
+}
+
 TEST_F(Emu, DeadlockBetweenABarrierAndAWarpOperation) {
   const std::string e = error_of([] { warp_error(WarpError::never_arrives_barrier); });
   EXPECT_THAT(e, HasSubstr("kernel 'deadlock', block 0: deadlock"));

@@ -128,8 +128,12 @@ enum class WarpError {
 };
 SCANLAB_TEST_API void warp_error(WarpError which);
 SCANLAB_TEST_API void barrier_divergence();
+/// Grid 2x1x2 of 4x2x2 blocks; block (1,0,1) diverges: z = 0 waits at barrier 0, z = 1 at
+/// barrier 1, except thread (1,1,1) at barrier 2.
+SCANLAB_TEST_API void barrier_divergence_3d();
 /// Lines of the two divergent barriers, and of the warp operations in warp_error.
 SCANLAB_TEST_API int divergence_line(int which);
+SCANLAB_TEST_API int divergence_3d_line(int which);
 SCANLAB_TEST_API int warp_error_line(WarpError which);
 SCANLAB_TEST_API int deadlock_barrier_line();
 SCANLAB_TEST_API void barrier_after_some_exit(std::vector<int>& out);
