@@ -1,6 +1,7 @@
 // Built-in variables, shared memory, barriers, atomics, orders, workers, printf, errors in threads.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <set>
 
@@ -280,6 +281,40 @@ TEST_F(Emu, FibersLiveFromBlockToBlockAndLaunchToLaunch) {
   expect_scan(kogge_stone(in, true));
   EXPECT_THROW(throwing(3, 512, 1, 300), LaunchError);  // abandoned mid-block, then reused
   expect_reversed(512);
+}
+
+// The environment gives the settings' defaults, read once per process at the first settings(). A
+// death test in the threadsafe style runs the test binary again for this test alone: a fresh
+// process, which sets the variables before anything has asked for the settings.
+TEST(EmuDeathTest, EnvironmentSetsWorkersAndStackSize) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const auto child = [] {
+    ::setenv("SCANLAB_EMU_WORKERS", "3", 1);
+    ::setenv("SCANLAB_EMU_STACK_KB", "128", 1);
+    std::fprintf(stderr, "workers %u, stack_bytes %zu\n", settings().workers, settings().stack_bytes);
+    std::_Exit(0);
+  };
+  EXPECT_EXIT(child(), ::testing::ExitedWithCode(0), "^workers 3, stack_bytes 131072\n$");
+}
+
+// A value that is not a number, or out of range (workers 1..256, stack 16..65536 KiB), is ignored
+// with a warning: the setting keeps its default (1 worker, 64 KiB).
+TEST(EmuDeathTest, InvalidEnvironmentValuesWarnAndKeepTheDefaults) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const auto child = [](const char* workers, const char* stack_kb) {
+    ::setenv("SCANLAB_EMU_WORKERS", workers, 1);
+    ::setenv("SCANLAB_EMU_STACK_KB", stack_kb, 1);
+    std::fprintf(stderr, "workers %u, stack_bytes %zu\n", settings().workers, settings().stack_bytes);
+    std::_Exit(0);
+  };
+  EXPECT_EXIT(child("0", "64k"), ::testing::ExitedWithCode(0),
+              "^scanlab emu: ignoring SCANLAB_EMU_WORKERS=0 \\(not a valid value\\)\n"
+              "scanlab emu: ignoring SCANLAB_EMU_STACK_KB=64k \\(not a valid value\\)\n"
+              "workers 1, stack_bytes 65536\n$");
+  EXPECT_EXIT(child("two", "8"), ::testing::ExitedWithCode(0),
+              "^scanlab emu: ignoring SCANLAB_EMU_WORKERS=two \\(not a valid value\\)\n"
+              "scanlab emu: ignoring SCANLAB_EMU_STACK_KB=8 \\(not a valid value\\)\n"
+              "workers 1, stack_bytes 65536\n$");
 }
 
 TEST_F(Emu, SwitchCostIsMeasured) {
