@@ -91,7 +91,42 @@ __global__ void exit_then_barrier_kernel(int* out) {
   out[threadIdx.x] += mirrored;
 }
 
+/// Recursion that needs far more than a fiber stack: every level keeps a 512-byte array alive and
+/// hands it to the next, so the compiler can neither drop the arrays nor turn the recursion into a
+/// loop. Each level's frame is smaller than a page, so the overflow lands in the guard page.
+[[gnu::noinline]] __device__ int deep(int depth, volatile char* caller) {
+  volatile char frame[512];
+  frame[0] = static_cast<char>(caller[0] + 1);
+  frame[511] = frame[0];
+  if (depth == 0) return frame[511];
+  return deep(depth - 1, frame) + frame[511];
+}
+
+__global__ void deep_recursion_kernel(unsigned bad_block, unsigned bad_thread, int* out) {
+  const unsigned b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  volatile char start = 0;
+  __syncthreads();
+  if (b == bad_block && t == bad_thread) *out = deep(1 << 20, &start);
+  __syncthreads();
+}
+
+// Null, but the compiler must not know it: with a local null pointer, g++ -O2 drops the store.
+int* volatile g_nowhere = nullptr;
+
+__global__ void null_write_kernel() {
+  __syncthreads();
+  if (threadIdx.x == 1) *g_nowhere = 1;
+}
+
 }  // namespace
+
+void deep_recursion(Extent3 grid, Extent3 block, unsigned bad_block, unsigned bad_thread) {
+  int out = 0;
+  run("deep_recursion", grid, block, 0, [&] { deep_recursion_kernel(bad_block, bad_thread, &out); });
+}
+
+void null_write() { run("null_write", {1, 1, 1}, {32, 1, 1}, 0, [] { null_write_kernel(); }); }
 
 void warp_error(WarpError which) {
   if (which == WarpError::never_arrives_barrier) {

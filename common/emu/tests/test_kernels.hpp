@@ -137,5 +137,10 @@ SCANLAB_TEST_API int divergence_3d_line(int which);
 SCANLAB_TEST_API int warp_error_line(WarpError which);
 SCANLAB_TEST_API int deadlock_barrier_line();
 SCANLAB_TEST_API void barrier_after_some_exit(std::vector<int>& out);
+/// Thread `bad_thread` (linear id) of block `bad_block` (linear id) recurses far deeper than any
+/// fiber stack allows; every thread waits at a barrier before and after.
+SCANLAB_TEST_API void deep_recursion(Extent3 grid, Extent3 block, unsigned bad_block, unsigned bad_thread);
+/// Thread 1 of one block of 32 writes through a null pointer.
+SCANLAB_TEST_API void null_write();
 
 }  // namespace emu_test
