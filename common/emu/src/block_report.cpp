@@ -1,6 +1,9 @@
 // What a block records (operator counts per barrier interval, traces of shared arrays) and how it
 // describes itself in error messages.
+#include <unistd.h>
+
 #include <bit>
+#include <cerrno>
 #include <cstring>
 
 #include "internal.hpp"
@@ -67,6 +70,10 @@ std::string Block::thread_name(unsigned linear) const {
   return name + " (" + std::to_string(i.x) + "," + std::to_string(i.y) + "," + std::to_string(i.z) + ")";
 }
 
+std::string Block::threads_text(const std::vector<unsigned>& ids) const {
+  return ids.size() == 1 ? thread_name(ids[0]) : thread_list(ids);
+}
+
 namespace {
 
 /// Threads grouped by what they wait for, in order of first appearance.
@@ -81,11 +88,13 @@ struct Groups {
     }
     items.push_back({key, {id}});
   }
-  std::string text() const {
+  /// `names(ids)` names a group ("threads 0-15", or one thread).
+  template <class Names>
+  std::string text(const Names& names) const {
     std::string out;
     for (const auto& [key, ids] : items) {
       if (!out.empty()) out += "; ";
-      out += thread_list(ids) + (ids.size() == 1 ? " waits " : " wait ") + key;
+      out += names(ids) + (ids.size() == 1 ? " waits " : " wait ") + key;
     }
     return out;
   }
@@ -122,11 +131,12 @@ std::string Block::stuck_report() const {
       groups.add("spinning on an atomic at " + where_text(t.where), i);
     }
   }
+  const auto names = [this](const std::vector<unsigned>& ids) { return threads_text(ids); };
   if (diverged_ && !in_warp_ops) {
-    return "barrier divergence: " + groups.text() +
+    return "barrier divergence: " + groups.text(names) +
            ". Every thread that has not exited must wait at the same __syncthreads()";
   }
-  return "deadlock: " + groups.text() + "; no thread can continue";
+  return "deadlock: " + groups.text(names) + "; no thread can continue";
 }
 
 /// "threads 0-3 spin at domino.cuh:31": the threads whose last sync point was an atomic or fence.
@@ -139,7 +149,7 @@ std::string Block::spinner_report() const {
   std::string text;
   for (const auto& [key, ids] : places.items) {
     if (!text.empty()) text += "; ";
-    text += thread_list(ids) + (ids.size() == 1 ? " spins " : " spin ") + key;
+    text += threads_text(ids) + (ids.size() == 1 ? " spins " : " spin ") + key;
   }
   return text.empty() ? "threads run without completing anything" : text;
 }
@@ -149,6 +159,72 @@ std::string Block::running_report(unsigned linear) const {
   const Where& w = threads_[linear].where;
   if (w.line() != 0) text += " (its last sync point: " + where_text(w) + ")";
   return text;
+}
+
+// ---- the stack-overflow report (from a signal handler) -------------------------------------------
+
+namespace {
+
+/// One line of text built in place: no allocation, no lock, no stdio, so a signal handler may use
+/// it. Too long a line is cut, but always ends with its newline.
+class SignalSafeLine {
+ public:
+  SignalSafeLine& operator<<(const char* text) {
+    while (text != nullptr && *text != '\0' && size_ < sizeof buffer_ - 1) buffer_[size_++] = *text++;
+    return *this;
+  }
+  SignalSafeLine& operator<<(unsigned long long value) {
+    char digits[24];
+    int count = 0;
+    do {
+      digits[count++] = static_cast<char>('0' + value % 10);
+      value /= 10;
+    } while (value != 0);
+    while (count > 0 && size_ < sizeof buffer_ - 1) buffer_[size_++] = digits[--count];
+    return *this;
+  }
+  SignalSafeLine& operator<<(unsigned value) { return *this << static_cast<unsigned long long>(value); }
+  SignalSafeLine& coordinates(const uint3& i) { return *this << "(" << i.x << "," << i.y << "," << i.z << ")"; }
+  void write_to(int fd) {
+    buffer_[size_++] = '\n';
+    for (std::size_t done = 0; done < size_;) {
+      const ssize_t n = ::write(fd, buffer_ + done, size_ - done);
+      if (n > 0) {
+        done += static_cast<std::size_t>(n);
+      } else if (n < 0 && errno != EINTR) {
+        return;
+      }
+    }
+  }
+
+ private:
+  char buffer_[1024];
+  std::size_t size_ = 0;
+};
+
+}  // namespace
+
+/// The same names as block_name() and thread_name(), which allocate and so cannot be used here.
+void Block::write_overflow_report(const CudaThread& t) const noexcept {
+  SignalSafeLine line;
+  const unsigned long long kib = worker_.stacks.stack_bytes() / 1024;
+  line << "scanlab emu: stack overflow: kernel '" << (launch_ ? launch_->kernel : "?") << "', block ";
+  if (grid_dim.y == 1 && grid_dim.z == 1) {
+    line << idx.x;
+  } else {
+    line.coordinates(idx);
+  }
+  line << ", thread " << t.linear;
+  if (dim.y != 1 || dim.z != 1) {
+    line << " ";
+    line.coordinates(t.idx);
+  }
+  line << " ran past the end of its fiber stack of " << kib
+       << " KiB (deep recursion or large local arrays); set SCANLAB_EMU_STACK_KB to more than " << kib
+       << " (or settings().stack_bytes), or make local arrays smaller (put large ones in shared or "
+          "global memory). The emulator stops the process (exit status "
+       << static_cast<unsigned>(kStackOverflowExitCode) << ")";
+  line.write_to(STDERR_FILENO);
 }
 
 }  // namespace scanlab::emu::impl

@@ -138,14 +138,14 @@ std::string Block::waiting_group(const CudaThread& member) const {
     const CudaThread& other = threads_[warp * kWarpSize + std::countr_zero(waiting)];
     if (other.warp.mask == member.warp.mask && other.warp.op == member.warp.op) ids.push_back(other.linear);
   }
-  return thread_list(ids) + (ids.size() == 1 ? " waits" : " wait") + " in " + warp_op_name(member.warp.op) +
+  return threads_text(ids) + (ids.size() == 1 ? " waits" : " wait") + " in " + warp_op_name(member.warp.op) +
          " at " + where_text(member.where) + " with mask " + hex_mask(member.warp.mask);
 }
 
 std::string Block::lanes_text(unsigned warp, unsigned lanes) const {
   std::vector<unsigned> ids;
   for (unsigned m = lanes; m != 0; m &= m - 1) ids.push_back(warp * kWarpSize + std::countr_zero(m));
-  return thread_list(ids);
+  return threads_text(ids);
 }
 
 }  // namespace scanlab::emu::impl

@@ -30,11 +30,25 @@
 #undef blockDim
 #undef gridDim
 
+// GCC says __SANITIZE_ADDRESS__ / __SANITIZE_THREAD__; Clang says it through __has_feature.
 #if defined(__SANITIZE_ADDRESS__)
 #define SCANLAB_EMU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SCANLAB_EMU_ASAN 1
+#endif
 #endif
 #if defined(__SANITIZE_THREAD__)
 #define SCANLAB_EMU_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SCANLAB_EMU_TSAN 1
+#endif
+#endif
+// The stack-overflow report is a SIGSEGV handler. ASan and TSan install their own and report the
+// fault themselves (with a stack trace), so the emulator stays out of their way.
+#if !defined(SCANLAB_EMU_ASAN) && !defined(SCANLAB_EMU_TSAN)
+#define SCANLAB_EMU_OVERFLOW_REPORT 1
 #endif
 
 #if defined(SCANLAB_EMU_TSAN)
@@ -68,12 +82,33 @@ class StackPool {
   bool holds(std::size_t bytes) const;
   /// Boost's description of stack `i`: sp is its top (stacks grow down), size its usable bytes.
   ctx::stack_context context(std::size_t i) const;
+  /// Usable bytes per stack (settings().stack_bytes rounded up to whole pages).
+  std::size_t stack_bytes() const { return bytes_; }
+  /// Whether `address` lies in the guard page of one of these stacks. Async-signal-safe (it reads,
+  /// allocates nothing): the SIGSEGV handler asks it.
+  bool in_guard_page(const void* address) const noexcept;
 
  private:
   void release();
   std::vector<void*> regions_;  // each: guard page, then the stack
   std::size_t bytes_ = 0;       // usable bytes per stack (a multiple of the page size)
   std::vector<unsigned> valgrind_ids_;
+};
+
+/// The alternate signal stack of one worker's OS thread, on which the stack-overflow report runs: a
+/// fiber stack that overflowed has no room left for a signal handler. The first one also installs
+/// the SIGSEGV handler (stack_pool.cpp). Does nothing in ASan and TSan builds, and leaves alone a
+/// thread that already has an alternate stack.
+class SignalStack {
+ public:
+  SignalStack();
+  ~SignalStack();
+  SignalStack(const SignalStack&) = delete;
+  SignalStack& operator=(const SignalStack&) = delete;
+
+ private:
+  void* memory_ = nullptr;  ///< ours, if we installed one
+  std::size_t size_ = 0;
 };
 
 /// Boost calls this when a fiber ends; the pool owns the memory, so there is nothing to do.
@@ -283,6 +318,9 @@ class Block : public detail::BlockBuiltins {
   Worker& worker() { return worker_; }
   /// For the monitor: "kernel 'k', block 3, thread 17 (its last sync point: f.cuh:12)".
   std::string running_report(unsigned linear) const;
+  /// For the SIGSEGV handler: writes the one-line report that thread `t` overflowed its fiber stack
+  /// to stderr. Async-signal-safe: no allocation, no lock, no stdio (block_report.cpp).
+  void write_overflow_report(const CudaThread& t) const noexcept;
 
   void* dynamic_shared = nullptr;
 
@@ -324,6 +362,8 @@ class Block : public detail::BlockBuiltins {
   void fail(const std::string& what);
   std::string block_name() const;
   std::string thread_name(unsigned linear) const;
+  /// thread_list(ids), but a lone thread of a multi-dimensional block named as thread_name() does.
+  std::string threads_text(const std::vector<unsigned>& ids) const;
   std::string stuck_report() const;
   std::string spinner_report() const;
   std::string waiting_group(const CudaThread& member) const;
@@ -397,6 +437,7 @@ class Worker {
   void bump_heartbeat() { heartbeat.store(heartbeat.load(std::memory_order_relaxed) + 1, std::memory_order_release); }
 
   StackPool stacks;
+  SignalStack signal_stack;  ///< where the stack-overflow report runs
   ctx::fiber scheduler;  ///< the suspended scheduler, while its block's CUDA threads run
   /// Where the context that runs next stores the continuation of the one that just switched away
   /// (its CudaThread::fiber, or `scheduler`): Boost hands a suspended context to the one it resumes.

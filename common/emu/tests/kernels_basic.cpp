@@ -1,5 +1,6 @@
 // Test kernels: built-in variables, shared memory, barriers, atomics, orders, errors in threads.
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <stdexcept>
 #include <thread>
@@ -40,6 +41,20 @@ __global__ void shared_kernel(std::uint32_t* out) {
     out[blockIdx.x * 3 + 1] = h;
     out[blockIdx.x * 3 + 2] = d;
   }
+}
+
+/// A static __shared__ array in a device function: one array per block, not one per calling thread.
+__device__ int* block_slots() {
+  static __shared__ int slots[4];
+  return slots;
+}
+
+__global__ void static_shared_kernel(int* seen, std::uintptr_t* addresses) {
+  const unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (threadIdx.x == 0) block_slots()[1] = 1000 + static_cast<int>(blockIdx.x);
+  __syncthreads();
+  seen[g] = block_slots()[1];
+  addresses[g] = reinterpret_cast<std::uintptr_t>(block_slots());
 }
 
 __global__ void reverse_kernel(const int* in, int* out) {
@@ -101,6 +116,58 @@ __global__ void atomics_kernel(AtomicData* d) {
   atomicXor(&d->bits_xor, 1u);
   __threadfence();
   __threadfence_block();
+}
+
+__global__ void shared_atomics_kernel(SharedAtomicTotals* totals, int* add_old, unsigned* exch_old,
+                                      int* cas_old, unsigned* inc_old, unsigned inc_limit) {
+  // Shared memory starts as poison: thread 0 sets the starting values, the others wait for it.
+  __shared__ int add_int, sub, max, min, cas;
+  __shared__ unsigned add_unsigned, exch, inc, inc_from_above;
+  __shared__ float add_float;
+  __shared__ double add_double;
+  const unsigned t = threadIdx.x, g = blockIdx.x * blockDim.x + t;
+  if (t == 0) {
+    add_int = sub = cas = 0;
+    add_unsigned = exch = inc = 0;
+    add_float = 0;
+    add_double = 0;
+    max = -1000;
+    min = 1000;
+    inc_from_above = inc_limit + 5;
+  }
+  __syncthreads();
+  add_old[g] = atomicAdd(&add_int, 1);
+  atomicAdd(&add_unsigned, blockIdx.x + 1);
+  atomicAdd(&add_float, 0.5f);
+  atomicAdd(&add_double, 0.25);
+  atomicSub(&sub, static_cast<int>(blockIdx.x) + 1);
+  atomicMax(&max, 3 * static_cast<int>(t) - 100);
+  atomicMin(&min, 500 - 2 * static_cast<int>(t));
+  exch_old[g] = atomicExch(&exch, t + 1);
+  int old = atomicCAS(&cas, 0, 0);  // a read (swaps 0 for 0 at most)
+  for (int seen; (seen = atomicCAS(&cas, old, old + 1)) != old;) old = seen;
+  cas_old[g] = old;
+  inc_old[g] = atomicInc(&inc, inc_limit);
+  atomicInc(&inc_from_above, inc_limit);
+  __syncthreads();  // every thread's atomics done before thread 0 reads the totals
+  if (t == 0) {
+    totals[blockIdx.x] = SharedAtomicTotals{add_int, add_unsigned, add_float, add_double, sub, max, min,
+                                            exch, cas, inc, inc_from_above};
+  }
+}
+
+/// Counts every thread's entry; a third of the threads return before the first barrier, a fifth
+/// of the others between the first and the second.
+__global__ void entry_count_kernel(unsigned* entered, unsigned* finished) {
+  const unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
+  atomicAdd(&entered[g], 1u);  // a memory point: the thread stops here once before it counts
+  if (threadIdx.x % 3 == 1) return;
+  __syncthreads();
+  if (threadIdx.x % 5 == 2) return;
+  __syncthreads();
+  __syncwarp(__activemask());
+  __syncthreads();
+  atomicAdd(&finished[g], 1u);
 }
 
 __global__ void spin_kernel(int* flag, int* data, int* seen) {
@@ -165,6 +232,14 @@ std::vector<std::uint32_t> shared_before_write(unsigned blocks, unsigned threads
   return out;
 }
 
+void static_shared_in_device_function(unsigned blocks, unsigned threads, std::vector<int>& seen,
+                                      std::vector<std::uintptr_t>& addresses) {
+  seen.assign(blocks * threads, kPoisonInt);
+  addresses.assign(blocks * threads, 0);
+  run("static_shared", {blocks, 1, 1}, {threads, 1, 1}, 0,
+      [&] { static_shared_kernel(seen.data(), addresses.data()); });
+}
+
 std::vector<int> reverse_blocks(const std::vector<int>& in, unsigned threads) {
   std::vector<int> out(in.size(), 0);
   run("reverse", {unsigned(in.size()) / threads, 1, 1}, {threads, 1, 1}, 0,
@@ -184,6 +259,29 @@ std::vector<double> atomics(unsigned blocks, unsigned threads) {
   return {double(d.sum),  double(d.fsum), d.dsum,         double(d.sub),     double(d.max),
           double(d.min),  double(d.exch), double(d.cas),  double(d.inc),     double(d.dec),
           double(d.bits_or), double(d.bits_and), double(d.bits_xor)};
+}
+
+SharedAtomics shared_atomics(unsigned blocks, unsigned threads, unsigned inc_limit) {
+  SharedAtomics r;
+  const unsigned n = blocks * threads;
+  r.blocks.resize(blocks);
+  std::memset(r.blocks.data(), scanlab::kPoisonByte, blocks * sizeof(SharedAtomicTotals));
+  r.add_old.assign(n, kPoisonInt);
+  r.exch_old.assign(n, 0xdeadbeefu);
+  r.cas_old.assign(n, kPoisonInt);
+  r.inc_old.assign(n, 0xdeadbeefu);
+  run("shared_atomics", {blocks, 1, 1}, {threads, 1, 1}, 0, [&] {
+    shared_atomics_kernel(r.blocks.data(), r.add_old.data(), r.exch_old.data(), r.cas_old.data(),
+                          r.inc_old.data(), inc_limit);
+  });
+  return r;
+}
+
+void count_entries(unsigned blocks, unsigned threads, std::vector<unsigned>& entered,
+                   std::vector<unsigned>& finished) {
+  entered.assign(blocks * threads, 0);
+  finished.assign(blocks * threads, 0);
+  run("entry_count", {blocks, 1, 1}, {threads, 1, 1}, 0, [&] { entry_count_kernel(entered.data(), finished.data()); });
 }
 
 int spin_in_block(unsigned threads) {

@@ -27,6 +27,31 @@ __global__ void kogge_stone_kernel(const int* X, int* Y, unsigned n, bool second
   if (i < n) Y[i] = XY[threadIdx.x];
 }
 
+/// PMPP fig. 11.3 over a section of 2 * blockDim.x elements: thread t owns elements t and
+/// t + blockDim.x. Two per thread because a CUDA block has at most 1024 threads, and the book's
+/// count for N = 2048 needs one block over 2048 elements. Each element still receives one
+/// application per stride below its index, so the work is the book's N log2 N - (N - 1): how the
+/// elements are dealt out to threads does not change it. Same two barriers per step as above.
+template <class Op>
+__global__ void kogge_stone_two_per_thread_kernel(const int* X, int* Y, unsigned n, Op op) {
+  __shared__ int XY[kSection];
+  const unsigned section = 2 * blockDim.x;
+  const unsigned lo = threadIdx.x, hi = threadIdx.x + blockDim.x;
+  XY[lo] = lo < n ? X[lo] : Op::identity();
+  XY[hi] = hi < n ? X[hi] : Op::identity();
+  for (unsigned stride = 1; stride < section; stride *= 2) {
+    __syncthreads();
+    int temp_lo = 0, temp_hi = 0;
+    if (lo >= stride) temp_lo = op(XY[lo - stride], XY[lo]);
+    if (hi >= stride) temp_hi = op(XY[hi - stride], XY[hi]);
+    __syncthreads();  // every read of this step before any write (the write-after-read race)
+    if (lo >= stride) XY[lo] = temp_lo;
+    if (hi >= stride) XY[hi] = temp_hi;
+  }
+  if (lo < n) Y[lo] = XY[lo];
+  if (hi < n) Y[hi] = XY[hi];
+}
+
 /// PMPP fig. 11.4: a section of 2 * blockDim.x elements.
 template <class Op>
 __global__ void brent_kung_kernel(const int* X, int* Y, unsigned n, Op op) {
@@ -110,6 +135,14 @@ std::vector<int> kogge_stone(const std::vector<int>& in, bool second_barrier) {
   const unsigned n = unsigned(in.size());
   run("kogge_stone", {1, 1, 1}, {n, 1, 1}, 0,
       [&] { kogge_stone_kernel(in.data(), out.data(), n, second_barrier, scanlab::Add<int>{}); });
+  return out;
+}
+
+std::vector<int> kogge_stone_two_per_thread(const std::vector<int>& in) {
+  std::vector<int> out(in.size(), kPoisonInt);
+  const unsigned n = unsigned(in.size());
+  run("kogge_stone_two_per_thread", {1, 1, 1}, {(n + 1) / 2, 1, 1}, 0,
+      [&] { kogge_stone_two_per_thread_kernel(in.data(), out.data(), n, scanlab::Add<int>{}); });
   return out;
 }
 

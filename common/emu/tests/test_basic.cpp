@@ -1,6 +1,7 @@
 // Built-in variables, shared memory, barriers, atomics, orders, workers, printf, errors in threads.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <set>
 
@@ -41,6 +42,26 @@ TEST_F(Emu, SharedMemoryIsPoisonedOnEveryWorker) {
   for (std::uint32_t v : out) EXPECT_EQ(v, 0xCDCDCDCDu);
 }
 
+TEST_F(Emu, StaticSharedInADeviceFunctionIsOneArrayPerBlock) {
+  const unsigned blocks = 4, threads = 96;
+  for (unsigned workers : {1u, 2u}) {
+    for (Order order : {Order::forward, Order::reverse}) {  // reverse: thread 0 writes last
+      settings().workers = workers;
+      settings().thread_order = order;
+      SCOPED_TRACE(std::to_string(workers) + " workers, " + order_name(order));
+      std::vector<int> seen;
+      std::vector<std::uintptr_t> addresses;
+      static_shared_in_device_function(blocks, threads, seen, addresses);
+      for (unsigned g = 0; g < blocks * threads; ++g) {
+        const unsigned b = g / threads;
+        ASSERT_EQ(seen[g], int(1000 + b)) << "thread " << g % threads << " of block " << b;
+        ASSERT_NE(addresses[g], 0u);
+        ASSERT_EQ(addresses[g], addresses[b * threads]) << "thread " << g % threads << " of block " << b;
+      }
+    }
+  }
+}
+
 TEST_F(Emu, BarrierOrdersSharedMemory) {
   std::vector<int> in(4 * 256);
   std::iota(in.begin(), in.end(), 0);
@@ -61,6 +82,27 @@ TEST_F(Emu, ExitedThreadsAreNotWaitedFor) {
   for (int i = 16; i < 64; ++i) EXPECT_EQ(out[i], -1);
 }
 
+// The scheduler only ever resumes a thread where it stopped: a thread that exits early, or waits
+// at a barrier while others exit, is never started again from the top.
+TEST_F(Emu, NoThreadRunsTwiceWhenOthersReturnBeforeBarriers) {
+  const unsigned blocks = 5, threads = 100;
+  for (unsigned workers : {1u, 2u}) {
+    for (Order order : {Order::forward, Order::reverse, Order::random}) {
+      settings().workers = workers;
+      settings().thread_order = order;
+      settings().block_order = order;
+      SCOPED_TRACE(std::to_string(workers) + " workers, " + order_name(order));
+      std::vector<unsigned> entered, finished;
+      count_entries(blocks, threads, entered, finished);
+      for (unsigned g = 0; g < blocks * threads; ++g) {
+        const unsigned t = g % threads;
+        ASSERT_EQ(entered[g], 1u) << "thread " << t << " of block " << g / threads;
+        ASSERT_EQ(finished[g], (t % 3 != 1 && t % 5 != 2) ? 1u : 0u) << "thread " << t << " of block " << g / threads;
+      }
+    }
+  }
+}
+
 TEST_F(Emu, Atomics) {
   const unsigned blocks = 3, threads = 100, n = blocks * threads;
   const auto r = atomics(blocks, threads);
@@ -78,6 +120,53 @@ TEST_F(Emu, Atomics) {
   EXPECT_EQ(r[10], 0xffff);
   EXPECT_EQ(r[11], double(0xffffff00u));
   EXPECT_EQ(r[12], n % 2);
+}
+
+// The same atomics on __shared__ variables: each block has its own, and every thread's atomic is
+// one indivisible step (the old values each thread got form an unbroken sequence), in every order.
+TEST_F(Emu, AtomicsOnSharedMemory) {
+  const unsigned blocks = 3, threads = 200, limit = 6;  // 200 threads: the last warp is partial
+  for (Order order : {Order::forward, Order::reverse, Order::random}) {
+    settings().thread_order = order;
+    SCOPED_TRACE(order_name(order));
+    const SharedAtomics r = shared_atomics(blocks, threads, limit);
+    for (unsigned b = 0; b < blocks; ++b) {
+      SCOPED_TRACE("block " + std::to_string(b));
+      const SharedAtomicTotals& s = r.blocks[b];
+      EXPECT_EQ(s.add_int, int(threads));
+      EXPECT_EQ(s.add_unsigned, threads * (b + 1));
+      EXPECT_EQ(s.add_float, 100.0f);   // 200 x 0.5f, exact in float
+      EXPECT_EQ(s.add_double, 50.0);    // 200 x 0.25
+      EXPECT_EQ(s.sub, -int(threads * (b + 1)));
+      EXPECT_EQ(s.max, 3 * int(threads - 1) - 100);
+      EXPECT_EQ(s.min, 500 - 2 * int(threads - 1));
+      EXPECT_EQ(s.cas, int(threads));
+      EXPECT_EQ(s.inc, threads % (limit + 1));  // wraps to 0 after the limit: 0, 1, ..., 6, 0, ...
+      // The first atomicInc finds old > limit, stores 0; the other 199 count from there.
+      EXPECT_EQ(s.inc_from_above, (threads - 1) % (limit + 1));
+      std::vector<int> add_old, cas_old;
+      std::vector<unsigned> exch_chain{s.exch}, inc_old;
+      for (unsigned t = b * threads; t < (b + 1) * threads; ++t) {
+        add_old.push_back(r.add_old[t]);
+        cas_old.push_back(r.cas_old[t]);
+        exch_chain.push_back(r.exch_old[t]);
+        inc_old.push_back(r.inc_old[t]);
+      }
+      std::vector<int> counted(threads);
+      std::iota(counted.begin(), counted.end(), 0);
+      EXPECT_TRUE(std::is_permutation(add_old.begin(), add_old.end(), counted.begin()));
+      EXPECT_TRUE(std::is_permutation(cas_old.begin(), cas_old.end(), counted.begin()));
+      // Each exchange returned the value the previous one stored: 0 (the start) and every thread's
+      // tid + 1, each exactly once, counting the value left at the end.
+      std::vector<unsigned> chain(threads + 1);
+      std::iota(chain.begin(), chain.end(), 0u);
+      EXPECT_TRUE(std::is_permutation(exch_chain.begin(), exch_chain.end(), chain.begin()));
+      for (unsigned v = 0; v <= limit + 1; ++v) {  // 0..6 each 28 or 29 times; never 7
+        const auto expected = v > limit ? 0 : threads / (limit + 1) + (v < threads % (limit + 1) ? 1 : 0);
+        EXPECT_EQ(std::count(inc_old.begin(), inc_old.end(), v), expected) << "old value " << v;
+      }
+    }
+  }
 }
 
 TEST_F(Emu, SpinOnAnAtomicLetsOtherThreadsRun) { EXPECT_EQ(spin_in_block(64), 42); }
@@ -192,6 +281,40 @@ TEST_F(Emu, FibersLiveFromBlockToBlockAndLaunchToLaunch) {
   expect_scan(kogge_stone(in, true));
   EXPECT_THROW(throwing(3, 512, 1, 300), LaunchError);  // abandoned mid-block, then reused
   expect_reversed(512);
+}
+
+// The environment gives the settings' defaults, read once per process at the first settings(). A
+// death test in the threadsafe style runs the test binary again for this test alone: a fresh
+// process, which sets the variables before anything has asked for the settings.
+TEST(EmuDeathTest, EnvironmentSetsWorkersAndStackSize) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const auto child = [] {
+    ::setenv("SCANLAB_EMU_WORKERS", "3", 1);
+    ::setenv("SCANLAB_EMU_STACK_KB", "128", 1);
+    std::fprintf(stderr, "workers %u, stack_bytes %zu\n", settings().workers, settings().stack_bytes);
+    std::_Exit(0);
+  };
+  EXPECT_EXIT(child(), ::testing::ExitedWithCode(0), "^workers 3, stack_bytes 131072\n$");
+}
+
+// A value that is not a number, or out of range (workers 1..256, stack 16..65536 KiB), is ignored
+// with a warning: the setting keeps its default (1 worker, 64 KiB).
+TEST(EmuDeathTest, InvalidEnvironmentValuesWarnAndKeepTheDefaults) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const auto child = [](const char* workers, const char* stack_kb) {
+    ::setenv("SCANLAB_EMU_WORKERS", workers, 1);
+    ::setenv("SCANLAB_EMU_STACK_KB", stack_kb, 1);
+    std::fprintf(stderr, "workers %u, stack_bytes %zu\n", settings().workers, settings().stack_bytes);
+    std::_Exit(0);
+  };
+  EXPECT_EXIT(child("0", "64k"), ::testing::ExitedWithCode(0),
+              "^scanlab emu: ignoring SCANLAB_EMU_WORKERS=0 \\(not a valid value\\)\n"
+              "scanlab emu: ignoring SCANLAB_EMU_STACK_KB=64k \\(not a valid value\\)\n"
+              "workers 1, stack_bytes 65536\n$");
+  EXPECT_EXIT(child("two", "8"), ::testing::ExitedWithCode(0),
+              "^scanlab emu: ignoring SCANLAB_EMU_WORKERS=two \\(not a valid value\\)\n"
+              "scanlab emu: ignoring SCANLAB_EMU_STACK_KB=8 \\(not a valid value\\)\n"
+              "workers 1, stack_bytes 65536\n$");
 }
 
 TEST_F(Emu, SwitchCostIsMeasured) {

@@ -1,6 +1,29 @@
 // Every error the emulator reports instead of hanging or computing garbage: barrier divergence,
-// deadlock, bad warp operations, the watchdog (cooperative, and the monitor's process exit).
+// deadlock, bad warp operations, the watchdog (cooperative, and the monitor's process exit), a
+// kernel thread that overflows its fiber stack.
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
 #include "test_support.hpp"
+
+// ASan and TSan handle SIGSEGV themselves, so the emulator does not install its overflow report
+// there (SCANLAB_EMU_OVERFLOW_REPORT in src/internal.hpp decides the same way).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SCANLAB_SANITIZER_OWNS_SIGSEGV 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SCANLAB_SANITIZER_OWNS_SIGSEGV 1
+#endif
+#endif
+#if defined(SCANLAB_SANITIZER_OWNS_SIGSEGV)
+#define SCANLAB_SKIP_WITH_SANITIZER_SIGSEGV() \
+  GTEST_SKIP() << "ASan and TSan handle SIGSEGV themselves; the emulator's overflow report is not built"
+#else
+#define SCANLAB_SKIP_WITH_SANITIZER_SIGSEGV() (void)0
+#endif
 
 namespace emu_test {
 namespace {
@@ -13,6 +36,18 @@ TEST_F(Emu, BarrierDivergenceNamesBothGroups) {
   EXPECT_THAT(e, HasSubstr("kernel 'divergence', block 0: barrier divergence"));
   EXPECT_THAT(e, HasSubstr("threads 0-15 wait at __syncthreads() at " + at("kernels_errors.cpp", divergence_line(0))));
   EXPECT_THAT(e, HasSubstr("threads 16-63 wait at __syncthreads() at " + at("kernels_errors.cpp", divergence_line(1))));
+}
+
+// In a 3-D grid the block is named by its coordinates; groups of threads by linear ids (x fastest:
+// linear = x + 4 * (y + 2 * z) here), a lone thread also by its (x,y,z).
+TEST_F(Emu, BarrierDivergenceIn3DBlocksNamesBlockAndThreadCoordinates) {
+  const std::string e = error_of([] { barrier_divergence_3d(); });
+  const auto line = [](int which) { return at("kernels_errors.cpp", divergence_3d_line(which)); };
+  EXPECT_THAT(e, HasSubstr("kernel 'divergence_3d', block (1,0,1): barrier divergence: "
+                           "threads 0-7 wait at __syncthreads() at " + line(0) +
+                           "; threads 8-12, 14-15 wait at __syncthreads() at " + line(1) +
+                           "; thread 13 (1,1,1) waits at __syncthreads() at " + line(2) +
+                           ". Every thread that has not exited must wait at the same __syncthreads()"));
 }
 
 TEST_F(Emu, DeadlockBetweenABarrierAndAWarpOperation) {
@@ -106,6 +141,63 @@ TEST(EmuDeathTest, VolatileSpinStopsTheProcess) {
   EXPECT_EXIT(volatile_spin(), ::testing::ExitedWithCode(kWatchdogExitCode),
               "scanlab emu: watchdog: kernel 'volatile_spin', block 0, thread 0 has run for .* s without "
               "reaching a barrier");
+}
+
+// A kernel thread that overflows its fiber stack runs into the guard page below it. The emulator's
+// SIGSEGV handler (on the worker's alternate signal stack) names the thread and the stack size, says
+// what to do, and ends the process. Each child takes its stack size from the place a student would
+// set it: the environment (read at the child's first settings()), or settings().
+TEST(EmuDeathTest, StackOverflowNamesTheThreadAndTheStackSize) {
+  SCANLAB_SKIP_WITH_SANITIZER_SIGSEGV();
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const auto from_environment = [] {
+    ::setenv("SCANLAB_EMU_STACK_KB", "32", 1);
+    deep_recursion({3, 1, 1}, {64, 1, 1}, 1, 5);
+    std::_Exit(0);  // no overflow: the test fails on the exit status
+  };
+  EXPECT_EXIT(from_environment(), ::testing::ExitedWithCode(kStackOverflowExitCode),
+              "scanlab emu: stack overflow: kernel 'deep_recursion', block 1, thread 5 ran past the end of "
+              "its fiber stack of 32 KiB \\(deep recursion or large local arrays\\); set SCANLAB_EMU_STACK_KB "
+              "to more than 32 \\(or settings\\(\\).stack_bytes\\), or make local arrays smaller");
+  // Two workers (the block runs on a pool thread, with its own signal stack), a 2-D grid and block:
+  // block (1,1,0) is linear 3 of 2x2; thread (3,2,0) is linear 3 + 8 * 2 = 19 of 8x4.
+  const auto on_a_pool_thread = [] {
+    ::unsetenv("SCANLAB_EMU_STACK_KB");
+    settings().stack_bytes = 48 * 1024;
+    settings().workers = 2;
+    deep_recursion({2, 2, 1}, {8, 4, 1}, 3, 19);
+    std::_Exit(0);
+  };
+  EXPECT_EXIT(on_a_pool_thread(), ::testing::ExitedWithCode(kStackOverflowExitCode),
+              "scanlab emu: stack overflow: kernel 'deep_recursion', block \\(1,1,0\\), thread 19 \\(3,2,0\\) "
+              "ran past the end of its fiber stack of 48 KiB");
+}
+
+// The overflow report takes only faults in a guard page. Any other SIGSEGV does what it did before
+// the emulator started: the default action (the process dies by the signal, silently), or a handler
+// the program installed earlier.
+TEST(EmuDeathTest, OtherCrashesReachThePreviousSigsegvDisposition) {
+  SCANLAB_SKIP_WITH_SANITIZER_SIGSEGV();
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const auto by_default = [] {
+    const rlimit no_core{0, 0};
+    ::setrlimit(RLIMIT_CORE, &no_core);
+    null_write();
+    std::_Exit(0);
+  };
+  EXPECT_EXIT(by_default(), ::testing::KilledBySignal(SIGSEGV), "^$");
+  const auto with_a_handler = [] {
+    struct sigaction earlier {};
+    earlier.sa_handler = [](int) {
+      const char text[] = "the program's own SIGSEGV handler\n";
+      (void)!::write(STDERR_FILENO, text, sizeof text - 1);
+      ::_exit(3);
+    };
+    ::sigaction(SIGSEGV, &earlier, nullptr);
+    null_write();  // the first launch installs the emulator's handler, after this one
+    std::_Exit(0);
+  };
+  EXPECT_EXIT(with_a_handler(), ::testing::ExitedWithCode(3), "^the program's own SIGSEGV handler\n$");
 }
 
 }  // namespace

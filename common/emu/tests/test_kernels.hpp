@@ -14,12 +14,19 @@ namespace emu_test {
 
 using scanlab::emu::Extent3;
 
+/// What the tests pre-fill their outputs with, so that an element nobody wrote is seen.
+constexpr int kPoisonInt = -0x5A5A5A5B;
+
 // ---- kernels_basic.cpp ----
 /// Per thread, in linear order over the grid: tid.xyz, bid.xyz, bdim.xyz, gdim.xyz, warpSize, warp.
 SCANLAB_TEST_API std::vector<unsigned> builtins(Extent3 grid, Extent3 block);
 /// Per block: the first 4 bytes of a __shared__ array, of a static __shared__ in a device function,
 /// and of dynamic shared memory, as read before anything is written (then the kernel writes them).
 SCANLAB_TEST_API std::vector<std::uint32_t> shared_before_write(unsigned blocks, unsigned threads);
+/// Thread 0 of each block writes 1000 + blockIdx.x into a static __shared__ array declared in a
+/// device function; after a barrier every thread reads it (`seen`) and the array's address.
+SCANLAB_TEST_API void static_shared_in_device_function(unsigned blocks, unsigned threads, std::vector<int>& seen,
+                                                       std::vector<std::uintptr_t>& addresses);
 /// Reverses each block's slice through shared memory (needs the barrier).
 SCANLAB_TEST_API std::vector<int> reverse_blocks(const std::vector<int>& in, unsigned threads);
 /// Threads >= `live` exit at once; the others: {count, and, or} of predicate (tid % 3 == 0), and
@@ -27,6 +34,36 @@ SCANLAB_TEST_API std::vector<int> reverse_blocks(const std::vector<int>& in, uns
 SCANLAB_TEST_API std::vector<int> barrier_votes(unsigned threads, unsigned live);
 /// Every atomic on every thread; see the test for the expected values.
 SCANLAB_TEST_API std::vector<double> atomics(unsigned blocks, unsigned threads);
+/// What the atomics on one block's __shared__ variables left (thread 0 copies them out after a
+/// barrier). Starting values: 0, except max = -1000, min = 1000, inc_from_above = limit + 5.
+struct SharedAtomicTotals {
+  int add_int;              ///< atomicAdd(1) by every thread
+  unsigned add_unsigned;    ///< atomicAdd(blockIdx.x + 1): each block has its own variables
+  float add_float;          ///< atomicAdd(0.5f)
+  double add_double;        ///< atomicAdd(0.25)
+  int sub;                  ///< atomicSub(blockIdx.x + 1)
+  int max;                  ///< atomicMax(3 * tid - 100)
+  int min;                  ///< atomicMin(500 - 2 * tid)
+  unsigned exch;            ///< atomicExch(tid + 1)
+  int cas;                  ///< incremented by an atomicCAS loop
+  unsigned inc;             ///< atomicInc(limit)
+  unsigned inc_from_above;  ///< atomicInc(limit), starting above the limit
+};
+struct SharedAtomics {
+  std::vector<SharedAtomicTotals> blocks;
+  // Per thread (linear over the grid), the old value its atomic returned.
+  std::vector<int> add_old;
+  std::vector<unsigned> exch_old;
+  std::vector<int> cas_old;  ///< the value its successful atomicCAS replaced
+  std::vector<unsigned> inc_old;
+};
+/// Every thread of each block applies the atomics above to the block's __shared__ variables.
+SCANLAB_TEST_API SharedAtomics shared_atomics(unsigned blocks, unsigned threads, unsigned inc_limit);
+/// Per thread (linear over the grid): how often it entered the kernel (an atomicAdd at entry), and
+/// how often it reached the end. Threads with tid % 3 == 1 return before the first barrier, threads
+/// with tid % 5 == 2 (of the others) between the first and the second; the rest pass three.
+SCANLAB_TEST_API void count_entries(unsigned blocks, unsigned threads, std::vector<unsigned>& entered,
+                                    std::vector<unsigned>& finished);
 /// Thread 0 spins until the last thread sets a flag; returns what thread 0 saw.
 SCANLAB_TEST_API int spin_in_block(unsigned threads);
 /// The linear ids of blocks in the order they started.
@@ -46,6 +83,9 @@ SCANLAB_TEST_API int assert_line();
 /// The book's Kogge-Stone (fig. 11.3) in one block, inclusive add; `second_barrier` false drops the
 /// barrier between reading and writing (a write-after-read race).
 SCANLAB_TEST_API std::vector<int> kogge_stone(const std::vector<int>& in, bool second_barrier);
+/// The book's Kogge-Stone over in.size() (at most 2048) elements in one block of in.size()/2
+/// threads, two elements per thread (t and t + blockDim.x); outputs nobody writes stay kPoisonInt.
+SCANLAB_TEST_API std::vector<int> kogge_stone_two_per_thread(const std::vector<int>& in);
 /// The book's Brent-Kung (fig. 11.4) in one block of in.size()/2 threads.
 SCANLAB_TEST_API std::vector<int> brent_kung(const std::vector<int>& in);
 /// Kogge-Stone with a traced shared array; `count` elements, one block, only first `written` written.
@@ -88,10 +128,19 @@ enum class WarpError {
 };
 SCANLAB_TEST_API void warp_error(WarpError which);
 SCANLAB_TEST_API void barrier_divergence();
+/// Grid 2x1x2 of 4x2x2 blocks; block (1,0,1) diverges: z = 0 waits at barrier 0, z = 1 at
+/// barrier 1, except thread (1,1,1) at barrier 2.
+SCANLAB_TEST_API void barrier_divergence_3d();
 /// Lines of the two divergent barriers, and of the warp operations in warp_error.
 SCANLAB_TEST_API int divergence_line(int which);
+SCANLAB_TEST_API int divergence_3d_line(int which);
 SCANLAB_TEST_API int warp_error_line(WarpError which);
 SCANLAB_TEST_API int deadlock_barrier_line();
 SCANLAB_TEST_API void barrier_after_some_exit(std::vector<int>& out);
+/// Thread `bad_thread` (linear id) of block `bad_block` (linear id) recurses far deeper than any
+/// fiber stack allows; every thread waits at a barrier before and after.
+SCANLAB_TEST_API void deep_recursion(Extent3 grid, Extent3 block, unsigned bad_block, unsigned bad_thread);
+/// Thread 1 of one block of 32 writes through a null pointer.
+SCANLAB_TEST_API void null_write();
 
 }  // namespace emu_test

@@ -52,6 +52,34 @@ TEST_F(Emu, KoggeStoneWorkMatchesTheBook) {
   EXPECT_TRUE(take_stats().empty());  // take_stats clears
 }
 
+// The book's count for N = 2048: more elements than a block has threads, so each thread owns two.
+TEST_F(Emu, KoggeStoneOver2048ElementsWorkMatchesTheBook) {
+  const unsigned n = 2048;  // 1024 threads: N log2 N - (N - 1)
+  const auto in = pattern(n);
+  EXPECT_EQ(kogge_stone_two_per_thread(in), inclusive(in));
+  const auto stats = take_stats();
+  ASSERT_EQ(stats.size(), 1u);
+  const LaunchStats& s = stats[0];
+  EXPECT_EQ(s.kernel, "kogge_stone_two_per_thread");
+  EXPECT_EQ(s.block_threads, 1024u);
+  EXPECT_EQ(s.ops, 20481u);
+  EXPECT_EQ(s.barrier_intervals, 23u);  // 2 barriers per step, 11 steps, + the end of the block
+  ASSERT_EQ(s.intervals.size(), 23u);
+  EXPECT_EQ(s.intervals[0].ops, 0u);
+  for (unsigned step = 0; step < 11; ++step) {
+    const unsigned stride = 1u << step;
+    const IntervalStats& apply = s.intervals[1 + 2 * step];
+    EXPECT_EQ(apply.ops, n - stride) << "stride " << stride;
+    // Thread t applies for element t + 1024 at every stride, and for element t once t >= stride.
+    EXPECT_EQ(apply.threads_applying, 1024u) << "stride " << stride;
+    EXPECT_EQ(apply.max_ops_per_thread, stride < 1024 ? 2u : 1u) << "stride " << stride;
+    EXPECT_EQ(s.intervals[2 + 2 * step].ops, 0u);
+  }
+  // Both barriers of each step are there: the result does not depend on the thread order.
+  settings().thread_order = Order::reverse;
+  EXPECT_EQ(kogge_stone_two_per_thread(in), inclusive(in));
+}
+
 TEST_F(Emu, BrentKungWorkMatchesTheBook) {
   const unsigned n = 2048;  // 1024 threads: 2N - 2 - log2 N
   const auto in = pattern(n);

@@ -31,9 +31,11 @@ enum class Order { forward, reverse, random };
 Order parse_order(const std::string& text);
 const char* order_name(Order order);
 
-/// Process-wide settings of the emulator. Defaults come from the environment when the first launch
-/// happens (SCANLAB_EMU_BLOCK_ORDER, SCANLAB_EMU_THREAD_ORDER, SCANLAB_EMU_SEED, SCANLAB_EMU_WORKERS,
-/// SCANLAB_EMU_STACK_KB, SCANLAB_EMU_WATCHDOG_S) and can be changed by programs and tests.
+/// Process-wide settings of the emulator. Defaults come from the environment, read once, the first
+/// time settings() is called (at the latest by the first launch): SCANLAB_EMU_BLOCK_ORDER,
+/// SCANLAB_EMU_THREAD_ORDER, SCANLAB_EMU_SEED, SCANLAB_EMU_WORKERS, SCANLAB_EMU_STACK_KB,
+/// SCANLAB_EMU_WATCHDOG_S; an invalid value is ignored with a warning. Programs and tests may change
+/// them between launches.
 struct Settings {
   Order block_order = Order::forward;
   Order thread_order = Order::forward;
@@ -80,6 +82,12 @@ using ::scanlab::kPoisonByte;
 /// watchdog time without reaching any scheduling point (a spin on a plain or volatile variable cannot
 /// be preempted by a cooperative scheduler, so it cannot be turned into a LaunchError).
 inline constexpr int kWatchdogExitCode = 124;
+
+/// The exit status of a process the emulator stops because a kernel thread overflowed its fiber
+/// stack (settings().stack_bytes, SCANLAB_EMU_STACK_KB): it ran into the guard page below the
+/// stack, and the emulator's SIGSEGV handler says which thread and what to do, on stderr. Not in
+/// ASan or TSan builds, whose own handlers report the fault.
+inline constexpr int kStackOverflowExitCode = 125;
 
 /// Largest number of threads in one block, as on every current GPU.
 inline constexpr unsigned kMaxBlockThreads = 1024;
