@@ -40,8 +40,11 @@ function(scanlab_add_sanitizer_tests program section)
       add_test(NAME "${name}"
                COMMAND "${SCANLAB_COMPUTE_SANITIZER}" --tool ${tool} --error-exitcode 3
                        $<TARGET_FILE:${program}> --backend cuda --reps 0 --type ${type} ${kind} ${ARGN})
+      # Zero reports: --error-exitcode fails a run with errors; the summaries also count racecheck's
+      # warnings ("RACECHECK SUMMARY: 2 hazards displayed (0 errors, 2 warnings)"), which must be 0 too.
       set_tests_properties("${name}" PROPERTIES LABELS "sanitize;${section};cuda" TIMEOUT 600
-                           SKIP_REGULAR_EXPRESSION "no CUDA GPU is available")
+                           SKIP_REGULAR_EXPRESSION "no CUDA GPU is available"
+                           FAIL_REGULAR_EXPRESSION "ERROR SUMMARY: [1-9];\\(([1-9][0-9]* errors|[0-9]+ errors, [1-9][0-9]* warnings)")
     endforeach()
   endforeach()
 endfunction()
