@@ -249,7 +249,7 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
                   where_from.c_str());
       RunResult result;
       std::string failure;
-      bool threw = false;
+      [[maybe_unused]] bool threw = false;  // read by the race check (cpu backend)
       try {
         result = a->run(request);
         const VerifyResult v = o.sections ? verify_sections(problem, input.data(), output.data(), a->max_n)
