@@ -183,7 +183,8 @@ RunOptions parse(int argc, char** argv) {
       o.seed = parse_count(arg, next());
     } else if (arg == "--list") {
       o.list = true;
-    } else if (arg == "--type" || arg == "--op" || arg == "--backend" || arg == "--kind") {
+    } else if (arg == "--type" || arg == "--op" || arg == "--backend" || arg == "--inclusive" ||
+               arg == "--exclusive") {
       throw UsageError("section 11.3 counts int32 add inclusive scans on the emulator (cpu backend) only: " + arg +
                        " is not an option here (the other sections' programs take it)");
     } else {
