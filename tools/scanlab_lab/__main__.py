@@ -1,0 +1,123 @@
+"""The commands ./lab calls: python3 -m scanlab_lab COMMAND ROOT [ARGS...] (ROOT: the repository).
+
+    run-check ROOT [SECTION...]            the sections to run, checked (nothing printed if fine)
+    sections ROOT [SECTION...]             their IDs, one a line (all sections without SECTION)
+    run ROOT BUILD_DIR [SECTION...]        run the built programs, print the table
+    results ROOT JSON...                   the table alone
+    grade-prepare ROOT [SECTION...] [--exercises PATH]
+                                           check the arguments and the student's folder, copy it
+                                           into build/grade/exercises; prints two lines: the
+                                           folder to build (SCANLAB_EXERCISES_DIR) and its label
+    grade ROOT [SECTION...] [--exercises PATH]
+                                           build, test and report (after grade-prepare and the
+                                           configure step); exit 0 all passed, 1 some failed
+
+Errors are one line each on stderr, "[lab] error: ...", with exit status 2 for bad input."""
+import os
+import sys
+
+from . import LabError, exercises, grade, results, run, sections
+
+
+def grade_arguments(args):
+    """(section arguments, --exercises PATH or None), as the user gave them."""
+    names, path = [], None
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--exercises":
+            if i + 1 >= len(args):
+                raise LabError("--exercises needs a folder (see ./lab help)", 2)
+            path, i = args[i + 1], i + 2
+            continue
+        if a.startswith("--exercises="):
+            path = a.split("=", 1)[1]
+        elif a.startswith("-"):
+            raise LabError(f"unknown option '{a}' for grade (see ./lab help)", 2)
+        else:
+            names.append(a)
+        i += 1
+    return names, path
+
+
+def prepare_grade(root, args):
+    """Checks the arguments and the folder; returns (sections, student dir, label, copy dir)."""
+    names, given = grade_arguments(args)
+    chosen = sections.resolve(sections.load(root), names)
+    if not chosen:
+        raise LabError("there are no sections yet (chapters/sections.txt)", 2)
+    stub_root = os.path.join(root, "exercises")
+    if given is None:
+        return chosen, stub_root, "exercises", None
+    path = os.path.abspath(given)
+    problems = exercises.check(path, given, stub_root, [s.folder for s in chosen])
+    if problems:
+        for p in problems:
+            print(f"[lab] error: {p}", file=sys.stderr)
+        if os.path.isdir(os.path.join(stub_root, os.path.basename(path.rstrip("/")))):
+            raise LabError(f"{given} is a section folder: --exercises wants the folder that holds the "
+                           "section folders (its parent)", 2)
+        raise LabError(f"{given} is not a valid exercises folder (see above)", 2)
+    return chosen, os.path.realpath(path), given.rstrip("/") or given, os.path.join(root, "build", "grade", "exercises")
+
+
+def main(argv):
+    if len(argv) < 2:
+        raise LabError("usage: python3 -m scanlab_lab COMMAND ROOT [ARGS...]", 2)
+    command, root, args = argv[0], argv[1], argv[2:]
+    if command == "run-check":
+        bad = [a for a in args if a.startswith("-")]
+        if bad:
+            raise LabError(f"unknown option '{bad[0]}' for run (see ./lab help)", 2)
+        if not sections.resolve(sections.load(root), args):
+            raise LabError("there are no sections yet (chapters/sections.txt)")
+        return 0
+    if command == "sections":
+        for s in sections.resolve(sections.load(root), args):
+            print(s.id)
+        return 0
+    if command == "run":
+        bdir, names = args[0], args[1:]
+        done = run.run_all(root, bdir, sections.resolve(sections.load(root), names))
+        print()
+        grade.say(f"results ({len(done['jsons'])} sections; JSON in {grade.rel(done['results'], root)}):")
+        table_rc = results.report(done["jsons"]) if done["jsons"] else 0
+        print()
+        if done["failed"]:
+            raise LabError(f"section(s) {' '.join(done['failed'])} failed (see above)")
+        if table_rc:
+            raise LabError("some results were not verified (see the table)")
+        grade.say(f"all {len(done['ran'])} section(s) verified")
+        return 0
+    if command == "results":
+        return results.report(args)
+    if command == "grade-prepare":
+        chosen, student, label, copy = prepare_grade(root, args)
+        if copy:
+            for s in sections.load(root):  # every section's files (CMake needs them); graded from the student
+                src = student if s in chosen else os.path.join(root, "exercises")
+                if os.path.isdir(os.path.join(src, s.folder)):
+                    exercises.sync_tree(os.path.join(src, s.folder), os.path.join(copy, s.folder))
+            print(f"[lab] grading {label} (copied to {grade.rel(copy, root)})", file=sys.stderr)
+        print(copy or student)
+        print(label)
+        return 0
+    if command == "grade":
+        chosen, student, label, copy = prepare_grade(root, args)
+        bdir = os.path.join(root, "build", "grade")
+        backends = grade.backends_to_grade(bdir)
+        if not backends:
+            raise LabError("build/grade has no backend to grade (SCANLAB_BACKENDS)", 2)
+        g = grade.Grading(root, bdir, chosen, student, label, copy, os.environ.get("LAB_JOBS") or None)
+        return g.grade(backends)
+    raise LabError(f"unknown command '{command}'", 2)
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except LabError as e:
+        print(f"[lab] error: {e}", file=sys.stderr)
+        sys.exit(e.status)
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -1,0 +1,166 @@
+"""A failed test's diagnosis, from what it printed and how ctest says it ended, and its kind.
+
+Kinds: wrong value, race, barrier divergence, deadlock (a stuck block or the emulator's watchdog),
+memory error, crash, timeout, build error (set by grade.py), other. The wording matched is that of
+common/src/verify.cpp, common/src/program.cpp (the race check), common/emu/src/block.cpp and
+block_report.cpp (deadlock, watchdog, divergence, stack overflow) and the mutants' EXPECT files.
+"""
+import re
+from typing import List, NamedTuple
+
+# In the order a kind explains a failure best: a test that crashed after a wrong value crashed; a
+# wrong value that the race check then shows to depend on the thread order is a race.
+KINDS = ["crash", "timeout", "deadlock", "barrier divergence", "memory error", "race", "wrong value", "other"]
+
+PATTERNS = [  # (kind, regex), the first match wins
+    ("deadlock", r"watchdog: no progress|deadlock: .*no thread can continue|\bdeadlock\b"),
+    ("barrier divergence", r"barrier divergence|meet in different warp operations|"
+                           r"calls __\w+_sync with (mask|width)|exited, but .* for it"),
+    ("memory error", r"stack overflow|AddressSanitizer|out of bounds|invalid (global |shared )?(read|write|address)|"
+                     r"outside (the|its) (array|buffer|allocation)"),
+    ("race", r"depends on the order of the threads|a race\b|data race"),
+    ("wrong value", r"elements? wrong|never written|, expected |is not within|tolerance"),
+]
+
+SIGNALS = {  # ctest's status -> what happened, in words
+    "SEGFAULT": "segmentation fault",
+    "NUMERICAL": "floating-point exception",
+    "ILLEGAL": "illegal instruction",
+    "INTERRUPT": "interrupted",
+    "BUS_ERROR": "bus error",
+    "OTHER_FAULT": "killed by a signal",
+}
+
+FAILURE_HEADER = re.compile(r"^(.*):(\d+): Failure$|^unknown file: Failure$")
+TEST_END = re.compile(r"^\[\s+(FAILED|OK|SKIPPED)\s+\]")
+NOISE = re.compile(r"^scanlab emu: random block/thread order")
+
+
+class Diagnosis(NamedTuple):
+    kind: str
+    why: str  # the first diagnosis in full (several lines where the test said more)
+
+
+def kind_of(text) -> str:
+    for kind, pattern in PATTERNS:
+        if re.search(pattern, text):
+            return kind
+    return "other"
+
+
+def unescape(literal) -> str:
+    """The text of a C string literal as gtest prints it ("a\\nb\\"c" -> a, newline, b"c)."""
+    body = literal[1:-1] if len(literal) >= 2 and literal[0] == literal[-1] == '"' else literal
+    out, i = [], 0
+    simple = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "'": "'", "0": "\0"}
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            if nxt == "x":
+                m = re.match(r"[0-9A-Fa-f]{1,2}", body[i + 2:])
+                if m:
+                    out.append(chr(int(m.group(0), 16)))
+                    i += 2 + len(m.group(0))
+                    continue
+            out.append(simple.get(nxt, nxt))
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def failure_messages(output) -> List[str]:
+    """Each gtest failure of the test, as the student should read it: for EXPECT_EQ(text, "") the
+    text itself (unescaped, in full), then the message streamed after it ("see ...")."""
+    messages, block = [], None
+    for line in output.splitlines():
+        if FAILURE_HEADER.match(line) or TEST_END.match(line):
+            if block is not None:
+                messages.append(tidy(block))
+            block = [] if FAILURE_HEADER.match(line) else None
+            continue
+        if block is not None and not NOISE.match(line):
+            block.append(line)
+    if block is not None:
+        messages.append(tidy(block))
+    return [m for m in messages if m]
+
+
+def tidy(lines) -> str:
+    """One failure block -> its message. gtest's EXPECT_EQ block reads:
+         Expected equality of these values:
+           failure
+             Which is: "the text"
+           ""
+         [With diff: ... ]   (multi-line text)
+         the streamed message
+    """
+    if not lines or not lines[0].startswith("Expected equality"):
+        return "\n".join(l.rstrip() for l in lines).strip()
+    values, rest, i = [], [], 1
+    while i < len(lines) and lines[i].startswith("  "):
+        m = re.match(r'^\s+Which is: (".*")\s*$', lines[i])
+        if m:
+            values.append(unescape(m.group(1)))
+        elif lines[i].strip() != '""' and lines[i].startswith("    "):
+            pass
+        i += 1
+    if i < len(lines) and lines[i].startswith("With diff:"):
+        i += 1
+        while i < len(lines) and (lines[i][:1] in ("@", "-", "+", " ") or not lines[i]):
+            i += 1
+    rest = [l.rstrip() for l in lines[i:] if l.strip()]
+    text = "\n".join(v for v in values if v)
+    if not text:  # not a string comparison: keep gtest's words
+        return "\n".join(l.rstrip() for l in lines).strip()
+    return "\n".join([text] + rest)
+
+
+def died(output) -> bool:
+    """The test started ([ RUN ]) but never finished ([ FAILED ] / [ OK ]): the process ended."""
+    started = ended = False
+    for line in output.splitlines():
+        if line.startswith("[ RUN"):
+            started = True
+        elif TEST_END.match(line):
+            ended = True
+    return started and not ended
+
+
+def diagnose(name, output, status="Failed", time_s=0.0) -> Diagnosis:
+    """The kind and first diagnosis of the failed test `name`; status is ctest's (read_statuses)."""
+    messages = failure_messages(output)
+    said = ""
+    if messages:
+        best = min(messages, key=lambda m: KINDS.index(kind_of(m)))
+        said = messages[0] if best == messages[0] else messages[0] + "\n" + best
+    if status == "Timeout":
+        head = f"timed out after {round(time_s)} s in {name} (a kernel that never finishes?)"
+        return Diagnosis("timeout", "\n".join(x for x in (head, said) if x))
+    if status in SIGNALS or "aborted" in status.lower():
+        what = SIGNALS.get(status)
+        head = f"crashed ({what}) in {name}" if what else f"aborted in {name} (abort() or a failed assert)"
+        return Diagnosis("crash", "\n".join(x for x in (head, said or last_words(output)) if x))
+    if died(output) and not messages:
+        words = last_words(output)
+        if kind_of(words) == "memory error":
+            return Diagnosis("memory error", words)
+        head = f"crashed (the test program stopped before the test finished) in {name}"
+        return Diagnosis("crash", "\n".join(x for x in (head, words) if x))
+    if not messages:
+        return Diagnosis("other", last_words(output) or f"{name} failed without a message: see the ctest log")
+    return Diagnosis(kind_of(said), said)
+
+
+def last_words(output, count=3) -> str:
+    """What the program printed after the test started, last lines (a crash's own report)."""
+    lines, started = [], False
+    for line in output.splitlines():
+        if line.startswith("[ RUN"):
+            started = True
+        elif started and line.strip() and not NOISE.match(line) and not line.startswith("[=") \
+                and not line.startswith("[-"):
+            lines.append(line.rstrip())
+    return "\n".join(lines[-count:])

@@ -1,0 +1,309 @@
+"""./lab grade, once the grade tree is configured: build each section's exercise tests on their
+own (one that does not compile costs only its own points), run them, and report.
+
+Writes build/grade/grade-junit.xml (ctest's, plus a failed case per section that does not build),
+grade-summary.json, grade-ctest.log and build-<section>.log (the compiler's output)."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from typing import Dict, List, Optional
+
+from . import LabError, buildlog, ctest, diagnose, exercises
+from .sections import Section
+
+
+class Grading:
+    def __init__(self, root, bdir, sections: List[Section], student_dir, label, copy_dir=None, jobs=None):
+        self.root, self.bdir, self.sections = root, bdir, sections
+        self.student_dir = student_dir  # the student's folder (absolute), or exercises/
+        self.label = label  # that folder as the user gave it (exercises when none was given)
+        self.copy_dir = copy_dir  # where it was copied for the build (None: built in place)
+        self.jobs = jobs
+        self.junit = os.path.join(bdir, "grade-junit.xml")
+        self.log = os.path.join(bdir, "grade-ctest.log")
+        self.summary_path = os.path.join(bdir, "grade-summary.json")
+
+    def student_text(self, text):
+        return buildlog.rewrite_paths(text, self.copy_dir, self.student_dir)
+
+    # ---- build -----------------------------------------------------------------------------------
+    def build(self, section: Section, backends) -> dict:
+        """Builds the section's exercise tests; returns {status, warnings, error, log}."""
+        targets = [f"test_{section.us}_exercise_{b}" for b in backends]
+        cmd = ["cmake", "--build", "--preset", "grade"] + (["--parallel", self.jobs] if self.jobs else [])
+        cmd += ["--target"] + targets
+        proc = subprocess.Popen(cmd, cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                universal_newlines=True, errors="replace")
+        lines = []
+        for line in proc.stdout:
+            line = self.student_text(line)
+            lines.append(line)
+            sys.stdout.write(line)
+            sys.stdout.flush()
+        rc = proc.wait()
+        text = "".join(lines)
+        log = os.path.join(self.bdir, f"build-{section.id}.log")
+        with open(log, "w", encoding="utf-8") as f:
+            f.write(text)
+        # Warnings come only from a build that compiled the kernels: keep them for the next grade,
+        # which finds nothing to compile when nothing changed.
+        saved = os.path.join(self.bdir, ".lab-warnings", f"{section.id}.txt")
+        if buildlog.compiled_section(text, section.us) or rc != 0:
+            warnings = buildlog.diagnostics(text, "warning")
+            os.makedirs(os.path.dirname(saved), exist_ok=True)
+            with open(saved, "w", encoding="utf-8") as f:
+                f.write("".join(w + "\n" for w in warnings))
+        else:
+            try:
+                with open(saved, encoding="utf-8") as f:
+                    warnings = [self.student_text(l.rstrip("\n")) for l in f if l.strip()]
+            except OSError:
+                warnings = []
+        if rc != 0:
+            return {"status": "build-failed", "warnings": warnings, "error": buildlog.first_error(text), "log": log}
+        return {"status": "built", "warnings": warnings, "error": "", "log": log}
+
+    # ---- test ------------------------------------------------------------------------------------
+    def run_tests(self, built: List[Section], backends) -> int:
+        for path in (self.junit, self.log):
+            if os.path.exists(path):
+                os.remove(path)
+        if not built:
+            return 0
+        ids = "|".join(re.escape(s.id) for s in built)
+        regex = f"^({ids})\\.exercise\\.({'|'.join(backends)})\\."
+        say(f"testing (ctest --preset grade -L exercise -R '{regex}'; log: {rel(self.log, self.root)})...")
+        cmd = ["ctest", "--preset", "grade", "-L", "exercise", "-R", regex, "--output-junit", self.junit]
+        proc = subprocess.Popen(cmd, cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                universal_newlines=True, errors="replace")
+        with open(self.log, "w", encoding="utf-8") as log:
+            for line in proc.stdout:  # one line per test as it finishes; the rest goes to the log
+                log.write(line)
+                if ctest.STATUS_LINE.match(line):
+                    print("  " + line.strip(), flush=True)
+        rc = proc.wait()
+        if not os.path.exists(self.junit):
+            raise LabError(f"ctest wrote no JUnit file (exit status {rc}): see {rel(self.log, self.root)}", 2)
+        return rc
+
+    # ---- all of it ---------------------------------------------------------------------------------
+    def grade(self, backends) -> int:
+        builds: Dict[str, dict] = {}
+        n = len(self.sections)
+        for k, section in enumerate(self.sections, 1):
+            if not os.path.isfile(os.path.join(self.root, "chapters", section.folder, "tests.cpp")):
+                builds[section.id] = {"status": "no-tests", "warnings": [], "error": "", "log": None}
+                continue
+            say(f"building section {section.id} ({k} of {n})...")
+            builds[section.id] = self.build(section, backends)
+            if builds[section.id]["status"] == "build-failed":
+                warn(f"section {section.id} does not build: it scores 0 (the compiler's messages are above)")
+        built = [s for s in self.sections if builds[s.id]["status"] == "built"]
+        self.run_tests(built, backends)
+        summary = self.summarise(builds, backends)
+        self.write(summary)
+        print_report(summary)
+        say(f"JUnit: {rel(self.junit, self.root)}; summary: {rel(self.summary_path, self.root)}; "
+            f"ctest log: {rel(self.log, self.root)}")
+        return 0 if summary["all_passed"] else 1
+
+    def summarise(self, builds, backends) -> dict:
+        cases = ctest.read_junit(self.junit) if os.path.exists(self.junit) else []
+        statuses = {}
+        if os.path.exists(self.log):
+            with open(self.log, encoding="utf-8", errors="replace") as f:
+                statuses = ctest.read_statuses(f.read())
+        stub_root = os.path.join(self.root, "exercises")
+        summary = {"exercises": self.student_dir, "backends": list(backends),
+                   "junit": self.junit if os.path.exists(self.junit) else None, "sections": []}
+        for section in self.sections:
+            b = builds[section.id]
+            mine = [c for c in cases if c.name.startswith(section.id + ".exercise.")]
+            failed = []
+            for c in mine:
+                if c.result == "failed":
+                    d = diagnose.diagnose(c.name, c.output, statuses.get(c.name, "Failed"), c.time_s)
+                    failed.append({"name": c.name, "why": self.student_text(d.why), "kind": d.kind})
+            if b["status"] == "build-failed":
+                failed.append({"name": f"{section.id}.exercise.build", "kind": "build error",
+                               "why": b["error"] or "the exercise does not compile"})
+            passed = sum(c.result == "passed" for c in mine)
+            skipped = sum(c.result == "skipped" for c in mine)
+            total = passed + sum(c.result == "failed" for c in mine)
+            status = b["status"]
+            if status == "built":
+                status = "graded" if total else "no tests ran"
+            untouched = exercises.untouched(os.path.join(self.student_dir, section.folder),
+                                            os.path.join(stub_root, section.folder))
+            summary["sections"].append({
+                "section": section.id, "title": section.title, "status": status,
+                "passed": passed, "failed": len(failed) if status == "build-failed" else total - passed,
+                "skipped": skipped, "total": total,
+                "points": round(10 * passed / total, 1) if total else 0.0, "max_points": 10,
+                "failed_tests": failed,
+                "warnings": b["warnings"],
+                "untouched": [f"{self.label}/{section.folder}/{f}" for f in untouched],
+                "not_started": bool(untouched) and len(untouched) == len(exercises.stubs(
+                    os.path.join(stub_root, section.folder))),
+                "build_log": b["log"],
+            })
+        summary["total_points"] = round(sum(s["points"] for s in summary["sections"]), 1)
+        summary["max_points"] = 10 * len(summary["sections"])
+        summary["all_passed"] = all(s["status"] == "graded" and s["failed"] == 0 for s in summary["sections"])
+        return summary
+
+    def write(self, summary):
+        with open(self.summary_path, "w", encoding="utf-8") as f:
+            json.dump(summary, f, indent=2)
+            f.write("\n")
+        annotate_junit(self.junit, summary)
+
+
+def annotate_junit(path, summary):
+    """Puts each failure's kind and diagnosis into the JUnit file (ctest leaves message=""), and
+    adds a failed test case per section that does not compile, so that CI tools see it."""
+    why = {t["name"]: t for s in summary["sections"] for t in s["failed_tests"]}
+    if os.path.exists(path):
+        tree = ET.parse(path)
+        suite = tree.getroot()
+    else:
+        suite = ET.Element("testsuite", {"name": "scanlab-grade", "tests": "0", "failures": "0",
+                                         "disabled": "0", "skipped": "0", "time": "0"})
+        tree = ET.ElementTree(suite)
+    for case in suite.iter("testcase"):
+        failure = case.find("failure")
+        t = why.get(case.get("name", ""))
+        if failure is not None and t:
+            failure.set("message", f"{t['kind']}: {t['why'].splitlines()[0] if t['why'] else ''}")
+            failure.set("type", t["kind"])
+            failure.text = t["why"]
+    added = 0
+    for s in summary["sections"]:
+        if s["status"] == "build-failed":
+            name = f"{s['section']}.exercise.build"
+            case = ET.SubElement(suite, "testcase", {"name": name, "classname": name, "time": "0", "status": "fail"})
+            failure = ET.SubElement(case, "failure", {"message": "build error: the exercise does not compile",
+                                                      "type": "build error"})
+            failure.text = why[name]["why"]
+            added += 1
+    if added or summary["junit"] is None:
+        suite.set("tests", str(int(suite.get("tests", "0")) + added))
+        suite.set("failures", str(int(suite.get("failures", "0")) + added))
+    if added or os.path.exists(path):
+        tree.write(path, encoding="UTF-8", xml_declaration=True)
+        summary["junit"] = path
+
+
+def short(name):
+    """11.2.exercise.cpu.Grading.kogge_stone.int32_add_inclusive -> cpu Grading.kogge_stone.int32_..."""
+    m = re.match(r"^\d+\.\d+\.exercise\.(\w+)\.(.*)$", name)
+    return f"{m.group(2)} ({m.group(1)})" if m and m.group(1) != "cpu" else (m.group(2) if m else name)
+
+
+def indent(text, by="      "):
+    return "\n".join(by + line for line in text.splitlines())
+
+
+def print_report(summary, out=None):
+    """What the student reads: per section its warnings, then the failed tests grouped by what went
+    wrong, each group with its first diagnosis in full; then the points."""
+    out = out or sys.stdout
+    w = lambda s="": print(s, file=out)
+    w()
+    for s in summary["sections"]:
+        if not s["failed_tests"] and not s["warnings"]:
+            continue
+        w(f"section {s['section']} ({s['title']}): " +
+          (f"{s['failed']} of {s['total']} tests failed" if s["status"] != "build-failed" else "does not build"))
+        for line in s["warnings"]:
+            w(f"  {line}")
+        if s["untouched"]:
+            for f in s["untouched"]:
+                w(f"  the TODO(student) blocks of {f} are still empty")
+        groups = {}
+        for t in s["failed_tests"]:
+            key = (t["kind"], re.sub(r" in \S+", "", t["why"].splitlines()[0]) if t["kind"] in ("crash", "timeout")
+                   else "")
+            groups.setdefault(key, []).append(t)
+        if s["not_started"] and s["status"] != "build-failed":
+            continue  # nothing was filled in: the per-test stories would only say "never written"
+        for (kind, _), tests in groups.items():
+            first = tests[0]
+            label = f"{kind}, {len(tests)} test{'s' if len(tests) > 1 else ''}"
+            w(f"  [{label}] {short(first['name'])}:")
+            w(indent(first["why"]))
+            if len(tests) > 1:
+                w(f"    also: {', '.join(short(t['name']).split('.')[-1] for t in tests[1:])}")
+        w()
+    rows = [[s["section"], f"{s['passed']}/{s['total']}", f"{s['points']:.1f}", note(s)] for s in summary["sections"]]
+    head = ["section", "passed/total", "points", ""]
+    width = [max(len(r[i]) for r in rows + [head]) for i in range(4)]
+    w(f"{head[0]:<{width[0]}}  {head[1]:>{width[1]}}  {head[2]:>{width[2]}}")
+    for r in rows:
+        w(f"{r[0]:<{width[0]}}  {r[1]:>{width[1]}}  {r[2]:>{width[2]}}  {r[3]}".rstrip())
+    w(f"{'total':<{width[0]}}  {'':>{width[1]}}  {summary['total_points']:>{width[2]}.1f}  of {summary['max_points']}")
+
+
+def note(s) -> str:
+    parts = [{"graded": "", "build-failed": "does not build", "no-tests": "no tests for this section",
+              "no tests ran": "no tests ran"}[s["status"]]]
+    kinds = {}
+    for t in s["failed_tests"]:
+        kinds[t["kind"]] = kinds.get(t["kind"], 0) + 1
+    if s["status"] != "build-failed":
+        parts += [f"{n} {k}" for k, n in kinds.items()]
+    if s["skipped"]:
+        parts.append(f"{s['skipped']} skipped")
+    if s["warnings"]:
+        parts.append(f"{len(s['warnings'])} warning{'s' if len(s['warnings']) > 1 else ''}")
+    if s["untouched"]:
+        parts.append("not started" if s["not_started"] else "partly not started")
+    return "; ".join(p for p in parts if p)
+
+
+def backends_to_grade(bdir) -> List[str]:
+    """cpu when built; cuda when built and a GPU is here (or when it is the only backend)."""
+    built = cache_value(bdir, "SCANLAB_BACKENDS").split(";")
+    graded = ["cpu"] if "cpu" in built else []
+    if "cuda" in built and (gpu_present() or not graded):
+        graded.append("cuda")
+    return graded
+
+
+def cache_value(bdir, var) -> str:
+    try:
+        with open(os.path.join(bdir, "CMakeCache.txt"), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                m = re.match(rf"^{re.escape(var)}:[A-Z]*=(.*)$", line.rstrip("\n"))
+                if m:
+                    return m.group(1)
+    except OSError:
+        pass
+    return ""
+
+
+def gpu_present() -> bool:
+    if not shutil.which("nvidia-smi"):
+        return False
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             universal_newlines=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "GPU" in out
+
+
+def rel(path, root):
+    return buildlog.relative(path, root)
+
+
+def say(text):
+    print(f"[lab] {text}", flush=True)
+
+
+def warn(text):
+    print(f"[lab] warning: {text}", file=sys.stderr, flush=True)
