@@ -19,7 +19,8 @@ PATTERNS = [  # (kind, regex), the first match wins
     ("memory error", r"stack overflow|AddressSanitizer|out of bounds|invalid (global |shared )?(read|write|address)|"
                      r"outside (the|its) (array|buffer|allocation)"),
     ("race", r"depends on the order of the threads|a race\b|data race"),
-    ("wrong value", r"elements? wrong|never written|, expected |is not within|tolerance"),
+    ("wrong value", r"elements? wrong|never written|, expected |is not within|tolerance|"
+                    r"^Expected equality of these values|^Value of: |^Expected: "),
 ]
 
 SIGNALS = {  # ctest's status -> what happened, in words
@@ -43,7 +44,7 @@ class Diagnosis(NamedTuple):
 
 def kind_of(text) -> str:
     for kind, pattern in PATTERNS:
-        if re.search(pattern, text):
+        if re.search(pattern, text, re.MULTILINE):
             return kind
     return "other"
 
@@ -151,7 +152,10 @@ def diagnose(name, output, status="Failed", time_s=0.0) -> Diagnosis:
         return Diagnosis("crash", "\n".join(x for x in (head, words) if x))
     if not messages:
         return Diagnosis("other", last_words(output) or f"{name} failed without a message: see the ctest log")
-    return Diagnosis(kind_of(said), said)
+    kind = kind_of(said)
+    if kind == "other" and "Expected equality of these values" in output:
+        kind = "wrong value"  # a value the test expected, not one it recognises
+    return Diagnosis(kind, said)
 
 
 def last_words(output, count=3) -> str:

@@ -157,10 +157,10 @@ class Grading:
         return summary
 
     def write(self, summary):
+        annotate_junit(self.junit, summary)
         with open(self.summary_path, "w", encoding="utf-8") as f:
             json.dump(summary, f, indent=2)
             f.write("\n")
-        annotate_junit(self.junit, summary)
 
 
 def annotate_junit(path, summary):
@@ -230,6 +230,7 @@ def print_report(summary, out=None):
                    else "")
             groups.setdefault(key, []).append(t)
         if s["not_started"] and s["status"] != "build-failed":
+            w()
             continue  # nothing was filled in: the per-test stories would only say "never written"
         for (kind, _), tests in groups.items():
             first = tests[0]

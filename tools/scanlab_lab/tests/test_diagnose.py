@@ -1,0 +1,148 @@
+import unittest
+
+from scanlab_lab import ctest, diagnose
+from scanlab_lab.tests.util import fixture
+
+
+def cases(name):
+    junit = f"{name}-junit.xml"
+    import os
+    from scanlab_lab.tests.util import FIXTURES
+    statuses = ctest.read_statuses(fixture(f"{name}-ctest.log"))
+    return {c.name: (c, statuses.get(c.name, "Failed")) for c in ctest.read_junit(os.path.join(FIXTURES, junit))}
+
+
+def diagnosed(name, test):
+    c, status = cases(name)[test]
+    return diagnose.diagnose(c.name, c.output, status, c.time_s)
+
+
+class Crashes(unittest.TestCase):
+    """Each way a test can die, as ctest reported it (crashes.cpp)."""
+
+    def test_segfault_is_a_crash_named_as_such(self):
+        d = diagnosed("crashes", "11.9.exercise.cpu.Grading.segfault")
+        self.assertEqual(d.kind, "crash")
+        self.assertTrue(d.why.startswith("crashed (segmentation fault) in 11.9.exercise.cpu.Grading.segfault"))
+        self.assertNotIn("[ RUN", d.why)
+
+    def test_abort(self):
+        d = diagnosed("crashes", "11.9.exercise.cpu.Grading.aborts")
+        self.assertEqual(d.kind, "crash")
+        self.assertTrue(d.why.startswith("aborted in 11.9.exercise.cpu.Grading.aborts"))
+
+    def test_timeout_says_how_long(self):
+        d = diagnosed("crashes", "11.9.exercise.cpu.Grading.hangs")
+        self.assertEqual(d.kind, "timeout")
+        self.assertTrue(d.why.startswith("timed out after 3 s in 11.9.exercise.cpu.Grading.hangs"))
+
+    def test_floating_point_exception(self):
+        d = diagnosed("crashes", "11.9.exercise.cpu.Grading.fpe")
+        self.assertEqual(d.kind, "crash")
+        self.assertIn("floating-point exception", d.why)
+
+    def test_exit_before_the_end_is_a_crash(self):
+        d = diagnosed("crashes", "11.9.exercise.cpu.Grading.exits")
+        self.assertEqual(d.kind, "crash")
+        self.assertIn("stopped before the test finished", d.why)
+
+    def test_plain_failure(self):
+        d = diagnosed("crashes", "11.9.exercise.cpu.Grading.wrong")
+        self.assertEqual(d.kind, "wrong value")
+        self.assertEqual(d.why, "x\nsee here")
+
+
+class Grading(unittest.TestCase):
+    """Real grading tests of 11.1 on a broken kernel and on the untouched stub."""
+
+    def test_wrong_value_in_full(self):
+        d = diagnosed("broken", "11.1.exercise.cpu.Grading.sequential.int64_add_inclusive")
+        self.assertEqual(d.kind, "wrong value")
+        self.assertEqual(d.why, "sequential: int64 add inclusive scan, n = 511: element 510 of 511 is 889, "
+                                "expected 892; 1 of 511 elements wrong\n"
+                                "see the TODO(student) blocks in exercises/11_1_sequential/")
+
+    def test_segfault_and_abort_in_grading(self):
+        d = diagnosed("broken", "11.1.exercise.cpu.Grading.sequential.float_add_inclusive")
+        self.assertEqual((d.kind, d.why.splitlines()[0]),
+                         ("crash", "crashed (segmentation fault) in 11.1.exercise.cpu.Grading.sequential.float_add_inclusive"))
+        d = diagnosed("broken", "11.1.exercise.cpu.Grading.sequential.double_min_exclusive")
+        self.assertEqual(d.kind, "crash")
+        self.assertTrue(d.why.startswith("aborted in 11.1.exercise.cpu.Grading.sequential.double_min_exclusive"))
+
+    def test_the_others_still_count(self):
+        all_cases = cases("broken")
+        results = [c.result for c, _ in all_cases.values()]
+        self.assertEqual((len(results), results.count("passed"), results.count("failed")), (42, 18, 24))
+
+    def test_stub_message_is_not_cut(self):
+        d = diagnosed("stub", "11.1.exercise.cpu.Grading.sequential.uint32_add_inclusive")
+        self.assertEqual(d.kind, "wrong value")
+        self.assertGreater(len(d.why.splitlines()[0]), 200)
+        self.assertTrue(d.why.splitlines()[0].endswith("(did the kernel store anything? look for TODO(student))"))
+
+    def test_every_stub_failure_is_a_wrong_value(self):
+        kinds = {diagnose.diagnose(c.name, c.output, s, c.time_s).kind for c, s in cases("stub").values()}
+        self.assertEqual(kinds, {"wrong value"})
+
+
+class Messages(unittest.TestCase):
+    def test_race_after_a_wrong_value_keeps_both(self):
+        d = diagnose.diagnose("11.2.exercise.cpu.Grading.kogge_stone.int32_add_inclusive", fixture("race-output.txt"))
+        self.assertEqual(d.kind, "race")
+        first, *rest = d.why.splitlines()
+        self.assertIn("element 2 of 31 is 174, expected 89", first)
+        self.assertIn("the result depends on the order of the threads, a race (is a __syncthreads() missing?)",
+                      "\n".join(rest))
+
+    def test_several_lines_survive_with_quotes(self):
+        d = diagnose.diagnose("t", fixture("multiline-output.txt"))
+        self.assertEqual(d.why, 'kogge_stone: element 2 is 5, expected 6\n  after barrier 1: [4 10 13 8]\n'
+                                '  after barrier 2: [4 10 "17" 21]\nsee the TODO(student) blocks')
+        self.assertEqual(d.kind, "wrong value")
+
+    def emulator(self, text):
+        """A gtest failure block as testing.cpp prints one, around an emulator error."""
+        literal = '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        out = ("[ RUN      ] Grading.x.int32_add_inclusive\n/src/common/src/testing.cpp:101: Failure\n"
+               "Expected equality of these values:\n  failure\n    Which is: " + literal + '\n  ""\n'
+               "see mutant m\n[  FAILED  ] Grading.x.int32_add_inclusive (9 ms)\n")
+        return diagnose.diagnose("t", out)
+
+    def test_emulator_reports(self):
+        # The wording of block_report.cpp / block.cpp, shaped as the mutants' EXPECT files require.
+        cases = {
+            "barrier divergence": "kogge_stone at n = 32: kernel 'kogge_stone_kernel', block 0: barrier divergence: "
+                                  "threads 0-15 wait at __syncthreads() at kogge_stone.cuh:41; threads 16-31 wait at "
+                                  "__syncthreads() at kogge_stone.cuh:47. Every thread that has not exited must wait "
+                                  "at the same __syncthreads()",
+            "deadlock": "single_pass at n = 4097: kernel 'single_pass_scan_kernel', block 1: watchdog: no progress for "
+                        "2 s (no barrier completed, no thread finished, no atomic changed memory) while thread 0 spins "
+                        "at an atomic or fence at single_pass_scan.cuh:88. If it waits for another block: CUDA does "
+                        "not promise any order or concurrency of blocks",
+            "memory error": "scanlab emu: stack overflow: kernel 'k', block 0, thread 3 ran past the end of its fiber "
+                            "stack of 64 KiB (deep recursion or large local arrays)",
+        }
+        for kind, text in cases.items():
+            with self.subTest(kind=kind):
+                d = self.emulator(text)
+                self.assertEqual(d.kind, kind)
+                self.assertTrue(d.why.startswith(text))
+        stuck = self.emulator("kernel 'k', block 0: deadlock: threads 0-31 wait in __shfl_up_sync at w.cuh:9 "
+                              "(mask 0xffffffff) for lane 5; no thread can continue")
+        self.assertEqual(stuck.kind, "deadlock")
+
+    def test_stack_overflow_that_ends_the_process(self):
+        out = ("[ RUN      ] Grading.x.int32_add_inclusive\nscanlab emu: stack overflow: kernel 'k', block 0, thread 1 "
+               "ran past the end of its fiber stack of 64 KiB (deep recursion or large local arrays); set "
+               "SCANLAB_EMU_STACK_KB to more than 64\n")
+        d = diagnose.diagnose("t", out, "Failed")
+        self.assertEqual(d.kind, "memory error")
+        self.assertIn("SCANLAB_EMU_STACK_KB", d.why)
+
+    def test_unescape(self):
+        self.assertEqual(diagnose.unescape(r'"a\nb\"c\\d\x41"'), 'a\nb"c\\dA')
+
+
+if __name__ == "__main__":
+    unittest.main()

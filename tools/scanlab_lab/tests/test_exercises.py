@@ -1,0 +1,69 @@
+import os
+import shutil
+import tempfile
+import unittest
+
+from scanlab_lab import LabError, exercises
+from scanlab_lab.tests.util import FIXTURES, ROOT
+
+STUBS = os.path.join(ROOT, "exercises")
+
+
+class Exercises(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+
+    def test_check(self):
+        shutil.copytree(os.path.join(STUBS, "11_2_kogge_stone"), os.path.join(self.tmp, "11_2_kogge_stone"))
+        self.assertEqual(exercises.check(self.tmp, "s", STUBS, ["11_2_kogge_stone"]), [])
+        os.remove(os.path.join(self.tmp, "11_2_kogge_stone", "warp_scan.cuh"))
+        open(os.path.join(self.tmp, "11_2_kogge_stone", "notes.txt"), "w").close()
+        self.assertEqual(exercises.check(self.tmp, "s", STUBS, ["11_2_kogge_stone", "11_1_sequential"]), [
+            "missing file s/11_2_kogge_stone/warp_scan.cuh",
+            "extra file s/11_2_kogge_stone/notes.txt (only the files of exercises/11_2_kogge_stone/ belong there)",
+            "missing folder s/11_1_sequential (section 11.1: sequential_scan.cuh)"])
+        with self.assertRaises(LabError) as e:
+            exercises.check(os.path.join(self.tmp, "nowhere"), "nowhere", STUBS, [])
+        self.assertEqual((str(e.exception), e.exception.status), ("--exercises nowhere does not exist", 2))
+
+    def test_sync_copies_only_what_differs(self):
+        src, dst = os.path.join(self.tmp, "a"), os.path.join(self.tmp, "b")
+        os.makedirs(src)
+        for name, text in (("x.cuh", "x"), ("y.cuh", "y")):
+            with open(os.path.join(src, name), "w") as f:
+                f.write(text)
+        exercises.sync_tree(src, dst)
+        os.utime(os.path.join(dst, "x.cuh"), (1, 1))
+        with open(os.path.join(dst, "old.cuh"), "w") as f:
+            f.write("gone")
+        with open(os.path.join(src, "y.cuh"), "w") as f:
+            f.write("y2")
+        exercises.sync_tree(src, dst)
+        self.assertEqual(sorted(os.listdir(dst)), ["x.cuh", "y.cuh"])
+        self.assertEqual(os.stat(os.path.join(dst, "x.cuh")).st_mtime, 1)  # unchanged: not copied again
+        with open(os.path.join(dst, "y.cuh")) as f:
+            self.assertEqual(f.read(), "y2")
+
+    def test_untouched_stubs(self):
+        stub = os.path.join(STUBS, "11_1_sequential")
+        self.assertEqual(exercises.stubs(stub), ["sequential_scan.cuh"])
+        self.assertEqual(exercises.untouched(stub, stub), ["sequential_scan.cuh"])
+        self.assertEqual(exercises.untouched(os.path.join(ROOT, "solutions", "11_1_sequential"), stub), [])
+        self.assertEqual(exercises.untouched(os.path.join(FIXTURES, "broken_kernel"), stub), [])
+        # Re-indented, or edited outside the blocks: still not started.
+        mine = os.path.join(self.tmp, "11_1_sequential")
+        os.makedirs(mine)
+        with open(os.path.join(stub, "sequential_scan.cuh")) as f:
+            text = f.read()
+        with open(os.path.join(mine, "sequential_scan.cuh"), "w") as f:
+            f.write("// my notes\n" + text.replace("  // (your code here)", "      // (your code here)"))
+        self.assertEqual(exercises.untouched(mine, stub), ["sequential_scan.cuh"])
+
+    def test_todo_blocks(self):
+        text = "a\n  // TODO(student) begin: hint\n  x = 1;\n  // TODO(student) end\nb\n"
+        self.assertEqual(exercises.todo_blocks(text), [": hint x = 1;"])
+
+
+if __name__ == "__main__":
+    unittest.main()

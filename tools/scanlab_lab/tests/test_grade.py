@@ -1,0 +1,75 @@
+import io
+import json
+import os
+import shutil
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+from scanlab_lab import grade, sections
+from scanlab_lab.tests.util import FIXTURES, ROOT
+
+
+class Summary(unittest.TestCase):
+    """grade.py's report on the captured 11.1 outputs: a broken kernel, the stub, a build error."""
+
+    def grading(self, name, student, status="built", error=""):
+        bdir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, bdir)
+        if name:
+            shutil.copy(os.path.join(FIXTURES, f"{name}-junit.xml"), os.path.join(bdir, "grade-junit.xml"))
+            shutil.copy(os.path.join(FIXTURES, f"{name}-ctest.log"), os.path.join(bdir, "grade-ctest.log"))
+        s11_1 = sections.resolve(sections.load(ROOT), ["11.1"])
+        g = grade.Grading(ROOT, bdir, s11_1, student, "label")
+        warnings = ["/s/11_1_sequential/sequential_scan.cuh:25:21: warning: comparison"]
+        summary = g.summarise({"11.1": {"status": status, "warnings": warnings, "error": error, "log": None}}, ["cpu"])
+        g.write(summary)
+        out = io.StringIO()
+        grade.print_report(summary, out)
+        with open(g.summary_path) as f:
+            self.assertEqual(json.load(f), summary)
+        return summary, out.getvalue(), g
+
+    def test_broken_kernel(self):
+        summary, text, g = self.grading("broken", os.path.join(FIXTURES, "..", "fixtures"))
+        s = summary["sections"][0]
+        for key in ("section", "status", "passed", "failed", "skipped", "total", "points", "max_points", "failed_tests"):
+            self.assertIn(key, s)
+        self.assertEqual((s["status"], s["passed"], s["failed"], s["total"], s["points"]), ("graded", 18, 24, 42, 4.3))
+        kinds = [t["kind"] for t in s["failed_tests"]]
+        self.assertEqual((kinds.count("crash"), kinds.count("wrong value")), (20, 4))
+        self.assertTrue(all(t["why"] for t in s["failed_tests"]))
+        self.assertEqual(s["warnings"], ["/s/11_1_sequential/sequential_scan.cuh:25:21: warning: comparison"])
+        self.assertIn("crashed (segmentation fault) in 11.1.exercise.cpu.Grading.sequential.int32_add_inclusive", text)
+        self.assertIn("aborted in 11.1.exercise.cpu.Grading.sequential.int64_add_exclusive", text)
+        self.assertIn("element 510 of 511 is 889, expected 892", text)
+        self.assertNotIn("[ RUN", text)
+        self.assertFalse(summary["all_passed"])
+        # The JUnit file now says why each test failed.
+        failures = [f for f in ET.parse(g.junit).getroot().iter("failure")]
+        self.assertEqual(len(failures), 24)
+        self.assertTrue(all(f.get("message") for f in failures))
+
+    def test_untouched_stub(self):
+        summary, text, _ = self.grading("stub", os.path.join(ROOT, "exercises"))
+        s = summary["sections"][0]
+        self.assertEqual(s["untouched"], ["label/11_1_sequential/sequential_scan.cuh"])
+        self.assertTrue(s["not_started"])
+        self.assertIn("the TODO(student) blocks of label/11_1_sequential/sequential_scan.cuh are still empty", text)
+        self.assertNotIn("never written", text)  # the stub note, not 42 wrong-value stories
+
+    def test_build_error(self):
+        summary, text, g = self.grading(None, os.path.join(ROOT, "solutions"), "build-failed",
+                                        "/s/x.cuh:24:14: error: expected ';'")
+        s = summary["sections"][0]
+        self.assertEqual(s["status"], "build-failed")
+        self.assertEqual(s["failed_tests"], [{"name": "11.1.exercise.build", "kind": "build error",
+                                              "why": "/s/x.cuh:24:14: error: expected ';'"}])
+        self.assertIn("does not build", text)
+        self.assertEqual(summary["junit"], g.junit)
+        case = ET.parse(g.junit).getroot().find("testcase")
+        self.assertEqual(case.get("name"), "11.1.exercise.build")
+
+
+if __name__ == "__main__":
+    unittest.main()
