@@ -5,7 +5,8 @@
     ctest.py       what ctest wrote: the JUnit file and the console log
     diagnose.py    a failed test's first diagnosis and its kind (wrong value, race, crash, ...)
     buildlog.py    compiler output: warnings and errors, with the student's own paths
-    grade.py       ./lab grade: build each section, run its tests, write and print the report
+    grade.py       ./lab grade: build each section, run its tests, write the report
+    report.py      ./lab grade: print the report
     results.py     ./lab run: the table of the programs' JSON results
     run.py         ./lab run: run each section's program as it describes itself (--capabilities)
     __main__.py    the commands ./lab calls (python3 -m scanlab_lab ...)

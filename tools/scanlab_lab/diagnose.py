@@ -100,13 +100,11 @@ def tidy(lines) -> str:
     """
     if not lines or not lines[0].startswith("Expected equality"):
         return "\n".join(l.rstrip() for l in lines).strip()
-    values, rest, i = [], [], 1
-    while i < len(lines) and lines[i].startswith("  "):
+    values, i = [], 1
+    while i < len(lines) and lines[i].startswith("  "):  # the compared expressions and their values
         m = re.match(r'^\s+Which is: (".*")\s*$', lines[i])
         if m:
             values.append(unescape(m.group(1)))
-        elif lines[i].strip() != '""' and lines[i].startswith("    "):
-            pass
         i += 1
     if i < len(lines) and lines[i].startswith("With diff:"):
         i += 1

@@ -10,9 +10,9 @@ import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from typing import Dict, List, Optional
+from typing import Dict, List
 
-from . import LabError, buildlog, ctest, diagnose, exercises
+from . import LabError, buildlog, ctest, diagnose, exercises, report
 from .sections import Section
 
 
@@ -106,7 +106,7 @@ class Grading:
         self.run_tests(built, backends)
         summary = self.summarise(builds, backends)
         self.write(summary)
-        print_report(summary)
+        report.print_report(summary)
         say(f"JUnit: {rel(self.junit, self.root)}; summary: {rel(self.summary_path, self.root)}; "
             f"ctest log: {rel(self.log, self.root)}")
         return 0 if summary["all_passed"] else 1
@@ -196,74 +196,6 @@ def annotate_junit(path, summary):
     if added or os.path.exists(path):
         tree.write(path, encoding="UTF-8", xml_declaration=True)
         summary["junit"] = path
-
-
-def short(name):
-    """11.2.exercise.cpu.Grading.kogge_stone.int32_add_inclusive -> cpu Grading.kogge_stone.int32_..."""
-    m = re.match(r"^\d+\.\d+\.exercise\.(\w+)\.(.*)$", name)
-    return f"{m.group(2)} ({m.group(1)})" if m and m.group(1) != "cpu" else (m.group(2) if m else name)
-
-
-def indent(text, by="      "):
-    return "\n".join(by + line for line in text.splitlines())
-
-
-def print_report(summary, out=None):
-    """What the student reads: per section its warnings, then the failed tests grouped by what went
-    wrong, each group with its first diagnosis in full; then the points."""
-    out = out or sys.stdout
-    w = lambda s="": print(s, file=out)
-    w()
-    for s in summary["sections"]:
-        if not s["failed_tests"] and not s["warnings"]:
-            continue
-        w(f"section {s['section']} ({s['title']}): " +
-          (f"{s['failed']} of {s['total']} tests failed" if s["status"] != "build-failed" else "does not build"))
-        for line in s["warnings"]:
-            w(f"  {line}")
-        if s["untouched"]:
-            for f in s["untouched"]:
-                w(f"  the TODO(student) blocks of {f} are still empty")
-        groups = {}
-        for t in s["failed_tests"]:
-            key = (t["kind"], re.sub(r" in \S+", "", t["why"].splitlines()[0]) if t["kind"] in ("crash", "timeout")
-                   else "")
-            groups.setdefault(key, []).append(t)
-        if s["not_started"] and s["status"] != "build-failed":
-            w()
-            continue  # nothing was filled in: the per-test stories would only say "never written"
-        for (kind, _), tests in groups.items():
-            first = tests[0]
-            label = f"{kind}, {len(tests)} test{'s' if len(tests) > 1 else ''}"
-            w(f"  [{label}] {short(first['name'])}:")
-            w(indent(first["why"]))
-            if len(tests) > 1:
-                w(f"    also: {', '.join(short(t['name']).split('.')[-1] for t in tests[1:])}")
-        w()
-    rows = [[s["section"], f"{s['passed']}/{s['total']}", f"{s['points']:.1f}", note(s)] for s in summary["sections"]]
-    head = ["section", "passed/total", "points", ""]
-    width = [max(len(r[i]) for r in rows + [head]) for i in range(4)]
-    w(f"{head[0]:<{width[0]}}  {head[1]:>{width[1]}}  {head[2]:>{width[2]}}")
-    for r in rows:
-        w(f"{r[0]:<{width[0]}}  {r[1]:>{width[1]}}  {r[2]:>{width[2]}}  {r[3]}".rstrip())
-    w(f"{'total':<{width[0]}}  {'':>{width[1]}}  {summary['total_points']:>{width[2]}.1f}  of {summary['max_points']}")
-
-
-def note(s) -> str:
-    parts = [{"graded": "", "build-failed": "does not build", "no-tests": "no tests for this section",
-              "no tests ran": "no tests ran"}[s["status"]]]
-    kinds = {}
-    for t in s["failed_tests"]:
-        kinds[t["kind"]] = kinds.get(t["kind"], 0) + 1
-    if s["status"] != "build-failed":
-        parts += [f"{n} {k}" for k, n in kinds.items()]
-    if s["skipped"]:
-        parts.append(f"{s['skipped']} skipped")
-    if s["warnings"]:
-        parts.append(f"{len(s['warnings'])} warning{'s' if len(s['warnings']) > 1 else ''}")
-    if s["untouched"]:
-        parts.append("not started" if s["not_started"] else "partly not started")
-    return "; ".join(p for p in parts if p)
 
 
 def backends_to_grade(bdir) -> List[str]:

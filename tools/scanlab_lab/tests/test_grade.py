@@ -6,7 +6,7 @@ import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
-from scanlab_lab import grade, sections
+from scanlab_lab import grade, report, sections
 from scanlab_lab.tests.util import FIXTURES, ROOT
 
 
@@ -25,7 +25,7 @@ class Summary(unittest.TestCase):
         summary = g.summarise({"11.1": {"status": status, "warnings": warnings, "error": error, "log": None}}, ["cpu"])
         g.write(summary)
         out = io.StringIO()
-        grade.print_report(summary, out)
+        report.print_report(summary, out)
         with open(g.summary_path) as f:
             self.assertEqual(json.load(f), summary)
         return summary, out.getvalue(), g
