@@ -63,7 +63,8 @@ def prepare_grade(root, args):
 
 def main(argv):
     if len(argv) < 2:
-        raise LabError("usage: python3 -m scanlab_lab COMMAND ROOT [ARGS...]", 2)
+        print(__doc__, file=sys.stderr)
+        return 2
     command, root, args = argv[0], argv[1], argv[2:]
     if command == "run-check":
         bad = [a for a in args if a.startswith("-")]
