@@ -75,6 +75,14 @@ class Grading(unittest.TestCase):
         results = [c.result for c, _ in all_cases.values()]
         self.assertEqual((len(results), results.count("passed"), results.count("failed")), (42, 18, 24))
 
+    def test_barrier_divergence(self):
+        # 11.2 built from the mutant barrier_inside_branch (its EXPECT: the divergence at kogge_stone.cuh:LINE).
+        for test in ("Grading.kogge_stone.int32_add_inclusive", "Section11_2.ExerciseArray"):
+            with self.subTest(test=test):
+                d = diagnosed("divergence", "11.2.exercise.cpu." + test)
+                self.assertEqual(d.kind, "barrier divergence")
+                self.assertRegex(d.why, r"barrier divergence: .* at __syncthreads\(\) at [^ ]*kogge_stone\.cuh:[0-9]+")
+
     def test_stub_message_is_not_cut(self):
         d = diagnosed("stub", "11.1.exercise.cpu.Grading.sequential.uint32_add_inclusive")
         self.assertEqual(d.kind, "wrong value")
