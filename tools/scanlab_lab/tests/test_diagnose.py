@@ -83,6 +83,12 @@ class Grading(unittest.TestCase):
                 self.assertEqual(d.kind, "barrier divergence")
                 self.assertRegex(d.why, r"barrier divergence: .* at __syncthreads\(\) at [^ ]*kogge_stone\.cuh:[0-9]+")
 
+    def test_watchdog(self):
+        # 11.7 built from the mutant waits_for_own_flag (its EXPECT: the watchdog names the spinning line).
+        d = diagnosed("watchdog", "11.7.exercise.cpu.Grading.single_pass.int32_add_inclusive")
+        self.assertEqual(d.kind, "deadlock")
+        self.assertRegex(d.why, r"watchdog: no progress for .* spins at an atomic or fence at [^ ]*single_pass_scan\.cuh:[0-9]+")
+
     def test_stub_message_is_not_cut(self):
         d = diagnosed("stub", "11.1.exercise.cpu.Grading.sequential.uint32_add_inclusive")
         self.assertEqual(d.kind, "wrong value")
