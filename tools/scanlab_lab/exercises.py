@@ -3,7 +3,8 @@ untouched stubs found (files whose TODO(student) blocks are still the repository
 import os
 import re
 import shutil
-from typing import List
+import subprocess
+from typing import Dict, List, Optional
 
 from . import LabError
 
@@ -80,28 +81,45 @@ def todo_blocks(text) -> List[str]:
     return blocks
 
 
-def stubs(stub_dir) -> List[str]:
-    """The files of stub_dir that have TODO(student) blocks."""
-    found = []
-    for f in files_under(stub_dir):
-        with open(os.path.join(stub_dir, f), encoding="utf-8", errors="replace") as s:
-            if todo_blocks(s.read()):
-                found.append(f)
+def stubs(root, folder, in_place) -> Dict[str, str]:
+    """The repository's stubs of a section, {file: text}, for the files with TODO(student) blocks
+    that still say "(your code here)". Graded in place, exercises/ may hold the student's work: the
+    stubs then come from git (origin/HEAD, else HEAD), or not at all without git (no claim made)."""
+    found = {}
+    for f in files_under(os.path.join(root, "exercises", folder)):
+        if in_place:
+            text = git_show(root, f"exercises/{folder}/{f}")
+        else:
+            with open(os.path.join(root, "exercises", folder, f), encoding="utf-8", errors="replace") as s:
+                text = s.read()
+        blocks = todo_blocks(text or "")
+        if blocks and all("your code here" in b for b in blocks):
+            found[f] = text
     return found
 
 
-def untouched(student_dir, stub_dir) -> List[str]:
-    """The files (relative paths) of student_dir whose TODO(student) blocks all equal those of the
-    same file in stub_dir: stubs the student has not started. Files without blocks never count."""
-    found = []
-    for f in files_under(stub_dir):
+def git_show(root, path) -> Optional[str]:
+    for ref in ("origin/HEAD", "HEAD"):
         try:
-            with open(os.path.join(stub_dir, f), encoding="utf-8", errors="replace") as s:
-                stub = todo_blocks(s.read())
+            p = subprocess.run(["git", "-C", root, "show", f"{ref}:{path}"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, universal_newlines=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        if p.returncode == 0:
+            return p.stdout
+    return None
+
+
+def untouched(student_dir, stub_texts: Dict[str, str]) -> List[str]:
+    """The files of student_dir whose TODO(student) blocks all equal the stub's (stub_texts, from
+    stubs()): files the student has not started."""
+    found = []
+    for f, stub in sorted(stub_texts.items()):
+        try:
             with open(os.path.join(student_dir, f), encoding="utf-8", errors="replace") as m:
                 mine = todo_blocks(m.read())
         except OSError:
             continue
-        if stub and mine == stub:
+        if mine == todo_blocks(stub):
             found.append(f)
     return found

@@ -117,7 +117,6 @@ class Grading:
         if os.path.exists(self.log):
             with open(self.log, encoding="utf-8", errors="replace") as f:
                 statuses = ctest.read_statuses(f.read())
-        stub_root = os.path.join(self.root, "exercises")
         summary = {"exercises": self.student_dir, "backends": list(backends),
                    "junit": self.junit if os.path.exists(self.junit) else None, "sections": []}
         for section in self.sections:
@@ -137,8 +136,8 @@ class Grading:
             status = b["status"]
             if status == "built":
                 status = "graded" if total else "no tests ran"
-            untouched = exercises.untouched(os.path.join(self.student_dir, section.folder),
-                                            os.path.join(stub_root, section.folder))
+            stubs = exercises.stubs(self.root, section.folder, in_place=self.copy_dir is None)
+            untouched = exercises.untouched(os.path.join(self.student_dir, section.folder), stubs)
             summary["sections"].append({
                 "section": section.id, "title": section.title, "status": status,
                 "passed": passed, "failed": len(failed) if status == "build-failed" else total - passed,
@@ -147,8 +146,7 @@ class Grading:
                 "failed_tests": failed,
                 "warnings": b["warnings"],
                 "untouched": [f"{self.label}/{section.folder}/{f}" for f in untouched],
-                "not_started": bool(untouched) and len(untouched) == len(exercises.stubs(
-                    os.path.join(stub_root, section.folder))),
+                "not_started": bool(untouched) and len(untouched) == len(stubs),
                 "build_log": b["log"],
             })
         summary["total_points"] = round(sum(s["points"] for s in summary["sections"]), 1)

@@ -46,19 +46,29 @@ class Exercises(unittest.TestCase):
             self.assertEqual(f.read(), "y2")
 
     def test_untouched_stubs(self):
+        stubs = exercises.stubs(ROOT, "11_1_sequential", in_place=False)
+        self.assertEqual(list(stubs), ["sequential_scan.cuh"])
         stub = os.path.join(STUBS, "11_1_sequential")
-        self.assertEqual(exercises.stubs(stub), ["sequential_scan.cuh"])
-        self.assertEqual(exercises.untouched(stub, stub), ["sequential_scan.cuh"])
-        self.assertEqual(exercises.untouched(os.path.join(ROOT, "solutions", "11_1_sequential"), stub), [])
-        self.assertEqual(exercises.untouched(os.path.join(FIXTURES, "broken_kernel"), stub), [])
+        self.assertEqual(exercises.untouched(stub, stubs), ["sequential_scan.cuh"])
+        self.assertEqual(exercises.untouched(os.path.join(ROOT, "solutions", "11_1_sequential"), stubs), [])
+        self.assertEqual(exercises.untouched(os.path.join(FIXTURES, "broken_kernel"), stubs), [])
         # Re-indented, or edited outside the blocks: still not started.
         mine = os.path.join(self.tmp, "11_1_sequential")
         os.makedirs(mine)
-        with open(os.path.join(stub, "sequential_scan.cuh")) as f:
-            text = f.read()
+        text = stubs["sequential_scan.cuh"]
         with open(os.path.join(mine, "sequential_scan.cuh"), "w") as f:
             f.write("// my notes\n" + text.replace("  // (your code here)", "      // (your code here)"))
-        self.assertEqual(exercises.untouched(mine, stub), ["sequential_scan.cuh"])
+        self.assertEqual(exercises.untouched(mine, stubs), ["sequential_scan.cuh"])
+
+    def test_in_place_the_stubs_come_from_git(self):
+        # exercises/ may hold the student's work: the reference is the committed stub.
+        stubs = exercises.stubs(ROOT, "11_2_kogge_stone", in_place=True)
+        self.assertEqual(sorted(stubs), ["kogge_stone.cuh", "warp_scan.cuh"])
+        with open(os.path.join(STUBS, "11_2_kogge_stone", "warp_scan.cuh")) as f:
+            self.assertEqual(exercises.todo_blocks(stubs["warp_scan.cuh"]), exercises.todo_blocks(f.read()))
+        no_git = os.path.join(self.tmp, "repo")
+        shutil.copytree(os.path.join(STUBS, "11_1_sequential"), os.path.join(no_git, "exercises", "11_1_sequential"))
+        self.assertEqual(exercises.stubs(no_git, "11_1_sequential", in_place=True), {})
 
     def test_todo_blocks(self):
         text = "a\n  // TODO(student) begin: hint\n  x = 1;\n  // TODO(student) end\nb\n"
