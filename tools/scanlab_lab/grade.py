@@ -136,7 +136,8 @@ class Grading:
             status = b["status"]
             if status == "built":
                 status = "graded" if total else "no tests ran"
-            stubs = exercises.stubs(self.root, section.folder, in_place=self.copy_dir is None)
+            in_place = os.path.realpath(self.student_dir) == os.path.realpath(os.path.join(self.root, "exercises"))
+            stubs = exercises.stubs(self.root, section.folder, in_place)
             untouched = exercises.untouched(os.path.join(self.student_dir, section.folder), stubs)
             summary["sections"].append({
                 "section": section.id, "title": section.title, "status": status,
