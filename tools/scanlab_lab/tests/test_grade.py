@@ -74,7 +74,7 @@ class Summary(unittest.TestCase):
 class Report(unittest.TestCase):
     def test_long_groups_are_counted_not_dropped(self):
         tests = [{"name": f"11.2.exercise.cpu.Grading.k.t{i}", "kind": "race", "why": f"race {i}"} for i in range(20)]
-        tests.append({"name": "11.2.exercise.cpu.Grading.w.x", "kind": "race", "why": "race w"})
+        tests.insert(1, {"name": "11.2.exercise.cpu.Grading.w.x", "kind": "race", "why": "race w"})
         section = {"section": "11.2", "title": "T", "status": "graded", "passed": 1, "failed": 21, "skipped": 0,
                    "total": 22, "points": 0.5, "failed_tests": tests, "warnings": [], "untouched": [],
                    "not_started": False}
@@ -82,10 +82,9 @@ class Report(unittest.TestCase):
         report.print_report({"sections": [section], "total_points": 0.5, "max_points": 10}, out)
         text = out.getvalue()
         self.assertIn("[race, 21 tests] Grading.k.t0:\n      race 0\n", text)
-        self.assertIn("also: t1, t2,", text)
+        self.assertIn("also: Grading.w.x, t1, t2,", text)  # another suite keeps its name
         self.assertIn("and 8 more (grade-summary.json lists them)", text)
         self.assertRegex(text, r"\n11\.2 +1/22 +0\.5  21 race\n")
-        self.assertIn("Grading.w.x", text)  # another suite keeps its name
 
 
 if __name__ == "__main__":
