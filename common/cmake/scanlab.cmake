@@ -188,8 +188,11 @@ function(scanlab_patched_kernels out_var dir kind name patch)
     else()
       string(REPLACE ";" ", " failed "${files}")
     endif()
-    message(FATAL_ERROR "${patch_rel} no longer applies to solutions/${dir}/${failed}: make its change again "
-                        "on the current solution and regenerate the patch (see common/cmake/scanlab.cmake)")
+    # SEND_ERROR: the configure goes on to name every patch that broke, then fails.
+    message(SEND_ERROR "${patch_rel} no longer applies to solutions/${dir}/${failed}: redo its change on the "
+                       "solution and regenerate it (common/cmake/scanlab.cmake says how)")
+    set(${out_var} "${out}" PARENT_SCOPE)
+    return()
   endif()
   foreach(file IN LISTS files)
     file(COPY_FILE "${stage}/${file}" "${out}/${file}" ONLY_IF_DIFFERENT)
