@@ -131,24 +131,13 @@ endfunction()
 # a few lines that say what the variant does, then for a mutant optionally one `EXPECT: <regex>` line.
 # To make one: copy the solution file somewhere, edit it, and run (from the repository root)
 #   diff -u --label a/<file> --label b/<file> solutions/<DIR>/<file> <edited copy> >> chapters/<DIR>/mutants/<name>.patch
-# after writing the preamble into that .patch. At configure time each patch is applied with GNU patch
-# (no fuzz) to a copy of the section's solution files, in <build>/chapters/<DIR>/kernels/mutant_<name>/
-# (valid_<name>/): that folder is the variant's whole kernel source. A patch that no longer applies (the solution changed
-# under it) stops the configure with one line naming the patch and the file: redo the change on the
-# current solution and regenerate the patch.
-
-# The patches of a section folder: sets `<prefix>_mutants` and `<prefix>_valid` to lists of names.
-function(scanlab_find_variants chapter prefix)
-  foreach(kind IN ITEMS mutants valid)
-    file(GLOB patches CONFIGURE_DEPENDS "${chapter}/${kind}/*.patch")
-    set(names "")
-    foreach(patch IN LISTS patches)
-      get_filename_component(name "${patch}" NAME_WE)
-      list(APPEND names ${name})
-    endforeach()
-    set(${prefix}_${kind} "${names}" PARENT_SCOPE)
-  endforeach()
-endfunction()
+# after writing the preamble into that .patch (a new patch needs no other change: the folders are
+# globbed). At configure time each patch is applied with GNU patch (no fuzz) to a copy of the section's
+# solution files, in <build>/chapters/<DIR>/kernels/mutant_<name>/ (valid_<name>/): that folder is the
+# variant's whole kernel source. A patch that no longer applies (the solution changed under it) fails
+# the configure with one line naming the patch and the file (every broken patch is named): redo the
+# change on the current solution and regenerate the patch. When a solution changes, the configure
+# re-applies the patches by itself (the patches and solution files are configure dependencies).
 
 # Makes the kernel folder of one variant (`kind`: mutant or valid): the `files` of solutions/<dir>/ with
 # `patch` applied, in <binary dir>/kernels/<kind>_<name>/ (sets `out_var` to it). Files are rewritten
@@ -205,21 +194,38 @@ function(scanlab_patched_kernels out_var dir kind name patch)
   set(${out_var} "${out}" PARENT_SCOPE)
 endfunction()
 
-# The ctest test of one variant's test program `test_exe`: for a mutant, the grading tests must fail it
-# (expect_caught.cmake, with the patch's EXPECT line); for a valid variant, they must all pass.
-function(scanlab_add_variant_test test_exe id kind name patch)
-  if(kind STREQUAL "mutants")
-    add_test(NAME "${id}.mutant.${name}"
-             COMMAND "${CMAKE_COMMAND}" "-DTEST_EXE=$<TARGET_FILE:${test_exe}>" "-DMUTANT=${id}/${name}"
-                     "-DTIMEOUT=${SCANLAB_MUTANT_TIMEOUT}" "-DPATCH=${patch}"
-                     -P "${SCANLAB_CMAKE_DIR}/expect_caught.cmake")
-    set_tests_properties("${id}.mutant.${name}" PROPERTIES
-      LABELS "mutant;${id};cpu" TIMEOUT ${SCANLAB_MUTANT_TIMEOUT})
-  else()
-    add_test(NAME "${id}.valid.${name}" COMMAND ${test_exe} --gtest_brief=1)
-    set_tests_properties("${id}.valid.${name}" PROPERTIES
-      LABELS "valid;${id};cpu" TIMEOUT ${SCANLAB_MUTANT_TIMEOUT})
-  endif()
+# Every mutant and valid variant of section `id` (chapters/<dir>/mutants/*.patch, valid/*.patch), each
+# patched into its own copy of the solution's `files`: calls `make_test(<test_exe> <kernel dir> <hint>
+# <extra>...)`, which must add the test program <test_exe> built against the kernels in <kernel dir>,
+# then registers its ctest test: for a mutant, the grading tests must fail it (expect_caught.cmake,
+# with the patch's EXPECT line); for a valid variant, they must all pass. `extra` (after FILES ...):
+# passed on to make_test.
+function(scanlab_add_variants id dir make_test)
+  cmake_parse_arguments(V "" "" "FILES;EXTRA" ${ARGN})
+  string(REPLACE "." "_" us "${id}")
+  foreach(kind IN ITEMS mutant valid)
+    set(folder "${PROJECT_SOURCE_DIR}/chapters/${dir}/${kind}")
+    if(kind STREQUAL "mutant")
+      set(folder "${folder}s")
+    endif()
+    file(GLOB patches CONFIGURE_DEPENDS "${folder}/*.patch")
+    foreach(patch IN LISTS patches)
+      get_filename_component(name "${patch}" NAME_WE)
+      scanlab_patched_kernels(kernel_dir ${dir} ${kind} ${name} "${patch}" ${V_FILES})
+      set(test_exe test_${us}_${kind}_${name})
+      cmake_language(CALL ${make_test} ${test_exe} "${kernel_dir}" "${kind} ${name}" ${V_EXTRA})
+      if(kind STREQUAL "mutant")
+        add_test(NAME "${id}.mutant.${name}"
+                 COMMAND "${CMAKE_COMMAND}" "-DTEST_EXE=$<TARGET_FILE:${test_exe}>" "-DMUTANT=${id}/${name}"
+                         "-DTIMEOUT=${SCANLAB_MUTANT_TIMEOUT}" "-DPATCH=${patch}"
+                         -P "${SCANLAB_CMAKE_DIR}/expect_caught.cmake")
+      else()
+        add_test(NAME "${id}.valid.${name}" COMMAND ${test_exe} --gtest_brief=1)
+      endif()
+      set_tests_properties("${id}.${kind}.${name}" PROPERTIES
+        LABELS "${kind};${id};cpu" TIMEOUT ${SCANLAB_MUTANT_TIMEOUT})
+    endforeach()
+  endforeach()
 endfunction()
 
 # One bad-input test: run <program> (a target, or the path of a script such as ./lab) with the given
@@ -310,6 +316,24 @@ function(scanlab_discover_tests target)
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${labels_file}")
 endfunction()
 
+# A section's grading-test program `test_exe` (chapters/<DIR>/tests.cpp) linked with the kernel library
+# `lib`; its messages point the student at `hint`.
+function(scanlab_section_test test_exe chapter lib hint)
+  add_executable(${test_exe} "${chapter}/tests.cpp")
+  target_include_directories(${test_exe} PRIVATE "${chapter}")
+  target_link_libraries(${test_exe} PRIVATE scanlab::testing GTest::gtest_main)
+  scanlab_link_kernels(${test_exe} ${lib})
+  target_compile_definitions(${test_exe} PRIVATE "SCANLAB_SOURCE_HINT=\"${hint}\"")
+endfunction()
+
+# scanlab_add_variants' make_test for a kernel section: a cpu kernel library of the variant's kernels
+# (with the section's other include folders), and the grading tests linked with it.
+function(scanlab_section_variant_test test_exe kernel_dir hint chapter)
+  string(REGEX REPLACE "^test_" "scanlab_" lib "${test_exe}_cpu")
+  scanlab_kernel_library(${lib} cpu "${chapter}/launch.cpp" "${kernel_dir}" ${ARGN})
+  scanlab_section_test(${test_exe} "${chapter}" ${lib} "${hint}")
+endfunction()
+
 function(scanlab_add_section)
   cmake_parse_arguments(S "IN_BLOCK;BENCH" "ID;DIR;NAMESPACE" "KERNELS;KERNEL_INCLUDES;SANITIZE_ARGS" ${ARGN})
   string(REPLACE "." "_" id "${S_ID}")
@@ -356,11 +380,7 @@ function(scanlab_add_section)
 
       if(SCANLAB_BUILD_TESTS AND EXISTS "${chapter}/tests.cpp")
         set(test_exe test_${id}_${source}_${backend})
-        add_executable(${test_exe} "${chapter}/tests.cpp")
-        target_include_directories(${test_exe} PRIVATE "${chapter}")
-        target_link_libraries(${test_exe} PRIVATE scanlab::testing GTest::gtest_main)
-        scanlab_link_kernels(${test_exe} ${lib})
-        target_compile_definitions(${test_exe} PRIVATE "SCANLAB_SOURCE_HINT=\"${hint}\"")
+        scanlab_section_test(${test_exe} "${chapter}" ${lib} "${hint}")
         scanlab_discover_tests(${test_exe} PREFIX "${S_ID}.${source}.${backend}."
                                LABELS ${S_ID} ${backend} ${source})
         list(APPEND student_targets ${test_exe})
@@ -393,25 +413,7 @@ function(scanlab_add_section)
 
   # Mutants and valid variants (see above): the solution with a patch applied, cpu backend.
   if(SCANLAB_BUILD_MUTANTS AND SCANLAB_BUILD_TESTS AND SCANLAB_HAVE_CPU AND EXISTS "${chapter}/tests.cpp")
-    scanlab_find_variants("${chapter}" found)
-    foreach(kind IN ITEMS mutants valid)
-      foreach(name IN LISTS found_${kind})
-        set(patch "${chapter}/${kind}/${name}.patch")
-        set(tag ${kind})
-        if(kind STREQUAL "mutants")
-          set(tag mutant)
-        endif()
-        scanlab_patched_kernels(variant_dir ${S_DIR} ${tag} ${name} "${patch}" ${S_KERNELS})
-        set(lib scanlab_${id}_${tag}_${name}_cpu)
-        scanlab_kernel_library(${lib} cpu "${chapter}/launch.cpp" "${variant_dir}" ${S_KERNEL_INCLUDES})
-        set(test_exe test_${id}_${tag}_${name})
-        add_executable(${test_exe} "${chapter}/tests.cpp")
-        target_include_directories(${test_exe} PRIVATE "${chapter}")
-        target_link_libraries(${test_exe} PRIVATE scanlab::testing GTest::gtest_main)
-        scanlab_link_kernels(${test_exe} ${lib})
-        target_compile_definitions(${test_exe} PRIVATE "SCANLAB_SOURCE_HINT=\"${tag} ${name}\"")
-        scanlab_add_variant_test(${test_exe} ${S_ID} ${kind} ${name} "${patch}")
-      endforeach()
-    endforeach()
+    scanlab_add_variants(${S_ID} ${S_DIR} scanlab_section_variant_test FILES ${S_KERNELS}
+                         EXTRA "${chapter}" ${S_KERNEL_INCLUDES})
   endif()
 endfunction()
