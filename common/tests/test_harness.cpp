@@ -125,20 +125,30 @@ std::int64_t check_walk(const T* x, std::size_t n, std::int64_t limit, std::int6
   return highest - lowest;
 }
 
-// Signed sums never overflow: make_input draws signed add values in [-100, 100] as a walk whose
-// prefixes stay within max / 2, so every range sum, the partial sums any scan forms, fits the type.
+// Signed sums never overflow: make_input draws signed add values in [-B, B] (B = 100 for int32, 2^40
+// for int64) as a walk whose prefixes stay within max / 2, so every range sum, the partial sums any
+// scan forms, fits the type. (int64 sizes up to 2^21: n * 2^40 < 2^62, so check_walk's int64 sums are
+// exact even if the walk were wrong.)
 TEST(Inputs, SignedAddInputsCannotOverflow) {
   for (const std::size_t n : {std::size_t{1} << 10, std::size_t{1} << 20, std::size_t{1} << 26}) {
     const HostArray a = make_input(DType::int32, OpKind::add, n, 1);
     const std::int64_t widest = check_walk(a.as<std::int32_t>(), n, signed_add_limit<std::int32_t>(),
-                                           kSignedAddBound, "int32, n = " + std::to_string(n));
+                                           signed_add_bound<std::int32_t>(), "int32, n = " + std::to_string(n));
     EXPECT_LE(widest, std::numeric_limits<std::int32_t>::max()) << "n = " << n;
   }
-  for (const std::size_t n : {std::size_t{1} << 10, std::size_t{1} << 20, std::size_t{1} << 24}) {
+  for (const std::size_t n : {std::size_t{1} << 10, std::size_t{1} << 16, std::size_t{1} << 21}) {
     const HostArray a = make_input(DType::int64, OpKind::add, n, 1);
-    check_walk(a.as<std::int64_t>(), n, signed_add_limit<std::int64_t>(), kSignedAddBound,
+    check_walk(a.as<std::int64_t>(), n, signed_add_limit<std::int64_t>(), signed_add_bound<std::int64_t>(),
                "int64, n = " + std::to_string(n));
+    // Far beyond 32 bits: most values do not fit an int (a kernel that narrows to int fails).
+    const auto* x = a.as<std::int64_t>();
+    const auto fits_int = std::count_if(x, x + n, [](std::int64_t v) {
+      return v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max();
+    });
+    EXPECT_LT(static_cast<std::size_t>(fits_int), n / 100) << "int64, n = " << n;
   }
+  EXPECT_EQ(signed_add_bound<std::int32_t>(), 100);
+  EXPECT_EQ(signed_add_bound<std::int64_t>(), std::int64_t{1} << 40);
   // Two prefixes within +-limit differ by at most 2 * limit, which the type holds.
   EXPECT_EQ(signed_add_limit<std::int32_t>(), 1073741823);
   EXPECT_EQ(signed_add_limit<std::int64_t>(), 4611686018427387903);
@@ -191,8 +201,8 @@ TEST(Inputs, SignedAddInputsAreUniformDrawsWhileFarFromTheLimit) {
   const HostArray a = make_input(DType::int32, OpKind::add, n, 42);
   const HostArray b = make_input(DType::int64, OpKind::add, n, 42);
   std::mt19937_64 rng32(42), rng64(42);
-  std::uniform_int_distribution<std::int32_t> d32(-kSignedAddBound, kSignedAddBound);
-  std::uniform_int_distribution<std::int64_t> d64(-kSignedAddBound, kSignedAddBound);
+  std::uniform_int_distribution<std::int32_t> d32(-signed_add_bound<std::int32_t>(), signed_add_bound<std::int32_t>());
+  std::uniform_int_distribution<std::int64_t> d64(-signed_add_bound<std::int64_t>(), signed_add_bound<std::int64_t>());
   for (std::size_t i = 0; i < n; ++i) {
     ASSERT_EQ(a.as<std::int32_t>()[i], d32(rng32)) << i;
     ASSERT_EQ(b.as<std::int64_t>()[i], d64(rng64)) << i;
@@ -347,6 +357,58 @@ TEST(Verify, FloatToleranceEdgeForEveryKindAndType) {
       expect_tolerance_edge<double>(DType::float64, kind);
     }
   }
+}
+
+// A scan that keeps a value in `int` where it should keep T: the running sum (`acc`) or each element
+// as it is read (`element`). Conversions to int wrap modulo 2^32 (C++20), float ones truncate.
+template <class T>
+std::vector<T> narrowing_scan(const T* x, std::size_t n, ScanKind kind, bool element) {
+  std::vector<T> y(n);
+  int acc = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (kind == ScanKind::exclusive) y[i] = static_cast<T>(acc);
+    acc = element ? acc + static_cast<int>(x[i]) : static_cast<int>(static_cast<T>(acc) + x[i]);
+    if (kind == ScanKind::inclusive) y[i] = static_cast<T>(acc);
+  }
+  return y;
+}
+
+// The inputs expose a kernel that narrows T to int anywhere: for every 64-bit and floating type, at
+// small n, both scan kinds, narrowing the running sum or the elements fails verification; and so does
+// a double scan that keeps its running sum in float (the tolerance for double is 2^-52 relative).
+template <class T>
+void expect_narrowing_fails(DType type) {
+  for (const std::size_t n : {std::size_t{4}, std::size_t{16}, std::size_t{100}, std::size_t{1000}}) {
+    for (const std::uint64_t seed : {1u, 2u, 3u}) {
+      const HostArray input = make_input(type, OpKind::add, n, seed);
+      const T* x = input.as<T>();
+      for (const ScanKind kind : kAllKinds) {
+        const ScanProblem p{type, OpKind::add, kind, n, false};
+        for (const bool element : {false, true}) {
+          const std::vector<T> y = narrowing_scan(x, n, kind, element);
+          EXPECT_FALSE(verify_scan(p, x, y.data()).passed)
+              << name(type) << " " << name(kind) << " n = " << n << " seed " << seed
+              << (element ? ": elements" : ": running sum") << " narrowed to int passed";
+        }
+        if constexpr (std::is_same_v<T, double>) {
+          std::vector<T> y(n);
+          float acc = 0;
+          for (std::size_t i = 0; i < n; ++i) {
+            if (kind == ScanKind::exclusive) y[i] = acc;
+            acc = static_cast<float>(acc + x[i]);
+            if (kind == ScanKind::inclusive) y[i] = acc;
+          }
+          EXPECT_FALSE(verify_scan(p, x, y.data()).passed) << "double kept in float, n = " << n;
+        }
+      }
+    }
+  }
+}
+
+TEST(Verify, NarrowingToIntFails) {
+  expect_narrowing_fails<std::int64_t>(DType::int64);
+  expect_narrowing_fails<float>(DType::float32);
+  expect_narrowing_fails<double>(DType::float64);
 }
 
 TEST(Memory, RefusesWhatDoesNotFitSayingHowMuch) {
