@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "scanlab/cli.hpp"
 #include "scanlab/error.hpp"
 #include "scanlab/inputs.hpp"
 #include "scanlab/memory.hpp"
@@ -58,6 +59,69 @@ TEST(Options, RejectsBadInputWithOneLine) {
       EXPECT_FALSE(std::string(e.what()).empty());
     }
   }
+}
+
+// Options apply in command-line order: the later of --inclusive/--exclusive wins, --algorithm adds,
+// a later --n replaces an earlier one; "--name=value" and "--name value" alike.
+TEST(Options, ApplyInCommandLineOrder) {
+  Options o = parse({"--exclusive", "--inclusive", "--algorithm", "a", "--algorithm=b", "--n", "5", "--n=7"});
+  EXPECT_EQ(o.kind, ScanKind::inclusive);
+  EXPECT_EQ(o.algorithms, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(*o.n, 7u);
+  o = parse({"--inclusive", "--exclusive"});
+  EXPECT_EQ(o.kind, ScanKind::exclusive);
+}
+
+// The exact one-line messages the cli tests and users see.
+TEST(Options, MessagesSayWhatIsWrong) {
+  const auto message = [](std::vector<const char*> args) -> std::string {
+    try {
+      parse(std::move(args));
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  EXPECT_EQ(message({"--frobnicate"}), "unknown option '--frobnicate' (see --help)");
+  EXPECT_EQ(message({"stray"}), "unknown option 'stray' (see --help)");
+  EXPECT_EQ(message({"--n", "-5"}), "--n needs a non-negative whole number, not '-5'");
+  EXPECT_EQ(message({"--n"}), "--n needs a value (see --help)");
+  EXPECT_EQ(message({"--reps", "1", "--csv"}), "--csv needs a value (see --help)");
+  EXPECT_EQ(message({"--n", "99999999999999999999999"}), "--n value '99999999999999999999999' is too large");
+  EXPECT_EQ(message({"--inclusive=1"}), "--inclusive takes no value");
+  EXPECT_EQ(message({"--type", "half"}), "unsupported --type 'half': use int32, uint32, int64, float or double");
+  EXPECT_EQ(message({"--input", "1,2", "--n", "2"}),
+            "--input sets n (one element per value): give --input or --n/--sections, not both");
+}
+
+// --help and --capabilities come from the one list of options: every option parsed is in both.
+TEST(Cli, HelpAndCapabilitiesShowEveryOption) {
+  Options o;
+  cli::Parser parser("scanlab_test", "title");
+  add_section_options(parser, o);
+  const std::string help = parser.help();
+  const std::vector<std::string> names = parser.long_options();
+  EXPECT_EQ(names.size(), 21u);
+  for (const auto& name : names) EXPECT_NE(help.find("  " + name + " "), std::string::npos) << name;
+  const std::string caps = parser.capabilities("11.9", true, {"a", "b"});
+  EXPECT_EQ(caps.find('\n'), std::string::npos);
+  EXPECT_EQ(caps.rfind("{\"section\":\"11.9\",\"program\":\"scanlab_test\",\"options\":[\"--n\",", 0), 0u) << caps;
+  EXPECT_NE(caps.find("\"trace_file\":true,\"algorithms\":[\"a\",\"b\"]}"), std::string::npos) << caps;
+}
+
+// Positionals (the emulator benchmark's N and THREADS) in order; one too many is refused.
+TEST(Cli, PositionalsInOrder) {
+  std::vector<std::string> got;
+  cli::Parser parser("p", "t");
+  parser.positional("A", "a", [&](const std::string& v) { got.push_back("A=" + v); });
+  parser.positional("B", "b", [&](const std::string& v) { got.push_back("B=" + v); });
+  const char* args[] = {"p", "-5", "7"};
+  parser.parse(3, args);
+  EXPECT_EQ(got, (std::vector<std::string>{"A=-5", "B=7"}));
+  cli::Parser again("p", "t");
+  again.positional("A", "a", [](const std::string&) {});
+  const char* more[] = {"p", "1", "2"};
+  EXPECT_THROW(again.parse(3, more), UsageError);
 }
 
 // --input: the values as written, blanks allowed; a bad value is named, with its position.
