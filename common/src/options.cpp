@@ -110,11 +110,4 @@ void check_combinations(const Options& o) {
   }
 }
 
-std::string usage(const std::string& program, const std::string& title) {
-  Options o;
-  cli::Parser parser(program, title);
-  add_section_options(parser, o);
-  return parser.help();
-}
-
 }  // namespace scanlab

@@ -46,7 +46,4 @@ Options parse_options(int argc, const char* const* argv);
 /// Throws UsageError if options that exclude each other were given together (--input with --n).
 void check_combinations(const Options& o);
 
-/// The --help text (program name and section title first).
-std::string usage(const std::string& program, const std::string& title);
-
 }  // namespace scanlab
