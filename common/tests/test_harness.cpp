@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <string>
@@ -483,6 +486,23 @@ TEST(Memory, RefusesWhatDoesNotFitSayingHowMuch) {
     EXPECT_NE(std::string(e.what()).find("3.00 GiB"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("1.00 GiB"), std::string::npos) << e.what();
   }
+}
+
+// The one CSV writer: fields quoted where they must be (RFC 4180), the header once when appending.
+TEST(Report, CsvWriterQuotesAndAppendsUnderOneHeader) {
+  const std::string path = testing::TempDir() + "scanlab_csv_test.csv";
+  std::remove(path.c_str());
+  { CsvWriter(path, {"a", "b"}, true).row({"NVIDIA H100, CUDA 13.0", "say \"hi\""}); }
+  { CsvWriter(path, {"a", "b"}, true).row({"x", ""}); }
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "a,b\n\"NVIDIA H100, CUDA 13.0\",\"say \"\"hi\"\"\"\nx,\n");
+  { CsvWriter(path, {"c"}).row({"1"}); }  // not appending: overwritten
+  std::ifstream again(path);
+  const std::string fresh((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(fresh, "c\n1\n");
+  std::remove(path.c_str());
+  EXPECT_THROW(CsvWriter("/nonexistent-folder/x.csv", {"a"}), Error);
 }
 
 TEST(Report, StepsUnlimitedTakesLongestBlockPerLaunch) {
