@@ -17,7 +17,12 @@ Writes, in --out (PNG and SVG each):
   steps_vs_n        steps on P = 32, 128, 1024 execution units, thread and warp granularity, and
                     the book's estimates, with the book's worked examples marked
   trace_<source>_<algorithm>_n<N>   the array after each step, drawn like the book's figures
-  bandwidth_<device>               GB/s against n on a GPU (skipped, with a message, if no CSV)
+  bandwidth_<device>_<type>[_in_block]   GB/s against n on a GPU (log-log): the full scans, and the
+                    in-block section kernels apart (skipped, with a message, if no CSV)
+  kogge_stone_variants, kogge_stone_vs_brent_kung, coarsened_shapes, hierarchical_bandwidth,
+  single_pass_bandwidth, decoupled_lookback_bandwidth   the section pages' figures (SECTION_FIGURES)
+Every algorithm has one colour and marker in every figure (STYLE); the curves of a panel share one
+n range; points more than a factor 4 apart are drawn as markers without a line.
 A missing or malformed input file is one line on stderr, "make_plots.py: error: ...", and exit 1.
 """
 import argparse
@@ -36,20 +41,59 @@ WORK_SCHEMA = "scanlab.work_efficiency/1"
 TRACE_SCHEMA = "scanlab.trace/1"
 ALL_PLOTS = ("work", "steps", "trace", "bandwidth")
 
-# One colour per algorithm family, kept across figures.
-COLOURS = {
-    "sequential": "#555555",
-    "kogge_stone": "#d62728",
-    "brent_kung": "#1f77b4",
-    "coarsened": "#2ca02c",
-    "other": "#9467bd",
+# One colour and marker per algorithm, the same in every figure (the family's colour for its
+# first-named algorithm in the work and step figures). Names as the CSVs and JSON files spell them,
+# without the "11.x/" prefix of the full-scan runs.
+STYLE = {
+    "sequential": ("#555555", "x"),
+    "kogge_stone": ("#d62728", "o"),
+    "kogge_stone_double_buffer": ("#ff9896", "s"),
+    "kogge_stone_warp_shuffle": ("#8c564b", "^"),
+    "brent_kung": ("#1f77b4", "o"),
+    "brent_kung_padded": ("#6baed6", "s"),
+    "coarsened": ("#2ca02c", "o"),
+    "coarsened_256x4": ("#98df8a", "s"),
+    "coarsened_64x16": ("#006d2c", "D"),
+    "hierarchical_kogge_stone": ("#e377c2", ">"),
+    "hierarchical_brent_kung": ("#9467bd", "<"),
+    "hierarchical_coarsened": ("#5e3c99", "v"),
+    "single_pass": ("#ff7f0e", "P"),
+    "decoupled_lookback": ("#000000", "*"),
+    "cub_inclusive_sum": ("#bcbd22", "X"),
+    "cub_inclusive_scan_max": ("#dbdb8d", "x"),
+    "thrust_inclusive_scan": ("#17becf", "d"),
+    "memcpy": ("#7f7f7f", "h"),
 }
+EXTRA_COLOURS = ["#e6550d", "#31a354", "#756bb1", "#636363", "#de2d26", "#3182bd", "#a1d99b", "#fdae6b"]
+COLOURS = {family: STYLE[family][0] for family in ("sequential", "kogge_stone", "brent_kung", "coarsened")}
+COLOURS["other"] = "#9467bd"
 LABELS = {
     "sequential": "sequential (11.1)",
     "kogge_stone": "Kogge-Stone (11.2)",
     "brent_kung": "Brent-Kung (11.4)",
     "coarsened": "coarsened (11.5)",
 }
+# The kernels that scan one block's section (the in-block figures); every other algorithm scans the
+# whole array (the full-scan figures).
+IN_BLOCK = ("kogge_stone", "brent_kung", "coarsened")
+MAX_CURVES = 8  # per panel: more are not told apart
+
+
+def base_name(algorithm):
+    return algorithm.split("/", 1)[1] if "/" in algorithm else algorithm
+
+
+def style_of(algorithm):
+    """(colour, marker) of an algorithm: its own, or (a new kernel) one derived from its name."""
+    name = base_name(algorithm)
+    if name in STYLE:
+        return STYLE[name]
+    k = sum(map(ord, name))
+    return EXTRA_COLOURS[k % len(EXTRA_COLOURS)], "ovs^D<>P"[k % 8]
+
+
+def is_in_block(algorithm):
+    return base_name(algorithm).startswith(IN_BLOCK)
 
 
 class PlotError(Exception):
@@ -247,10 +291,7 @@ def algorithm_label(name, rows):
 
 
 def style_for(name, rows, index_in_family):
-    family = rows[0]["family"]
-    colour = COLOURS.get(family, COLOURS["other"])
-    markers = ["o", "s", "^", "D", "v", "P"]
-    return colour, markers[index_in_family % len(markers)]
+    return style_of(name)
 
 
 def book_work(family, n, t):
@@ -374,7 +415,7 @@ def plot_steps(doc, source_note, out_dir, written):
         if p == 32:
             for ex in doc["book_examples"]:
                 family = ex["algorithm"]
-                colour = COLOURS.get(family, COLOURS["other"])
+                colour = style_of(ex.get("measured_algorithm") or family)[0]
                 ax.plot([ex["n"]], [ex["book"]], "*", color=colour, ms=15, mec="black", mew=0.6, zorder=5)
                 measured = ex.get("measured_thread")
                 text = f"book: {ex['book']:g}"
@@ -530,80 +571,103 @@ def plot_trace(run, source, out_dir, written):
     return True
 
 
-# The section figures the docs pages show (docs/pages/*.md): name -> (title, element type, curves).
-# A curve is (label, algorithm names in the CSVs that may hold it, first found wins).
+# The section figures the docs pages show (chapters/*/README.md): name -> (title, element type,
+# algorithms in the CSVs, first found of each entry wins). The copy is the ceiling every scan is
+# measured against.
 SECTION_FIGURES = {
-    "kogge_stone_variants": ("Kogge-Stone (11.2): Fig. 11.3, double buffer, warp shuffles; one block per section", "int32", [
-        ("Fig. 11.3", ["kogge_stone"]),
-        ("double buffer", ["kogge_stone_double_buffer"]),
-        ("warp shuffles", ["kogge_stone_warp_shuffle"]),
-        ("copy", ["memcpy"]),
-    ]),
-    "kogge_stone_vs_brent_kung": ("Kogge-Stone (11.2) against Brent-Kung (11.4), one block per section", "int32", [
-        ("Kogge-Stone", ["kogge_stone"]),
-        ("Brent-Kung", ["brent_kung"]),
-        ("Brent-Kung, padded", ["brent_kung_padded"]),
-        ("coarsened (11.5)", ["coarsened"]),
-        ("copy", ["memcpy"]),
-    ]),
-    "coarsened_shapes": ("Coarsened scan (11.5): threads x elements per thread, one block per section", "int32", [
-        ("256 x 8", ["coarsened"]),
-        ("256 x 4", ["coarsened_256x4"]),
-        ("64 x 16 (the book's example)", ["coarsened_64x16"]),
-        ("Brent-Kung, padded (11.4)", ["brent_kung_padded"]),
-        ("copy", ["memcpy"]),
-    ]),
-    "hierarchical_bandwidth": ("Hierarchical scan (11.6) with each block scan", "int32", [
-        ("11.6 coarsened", ["11.6/hierarchical_coarsened"]),
-        ("11.6 Brent-Kung", ["11.6/hierarchical_brent_kung"]),
-        ("11.6 Kogge-Stone", ["11.6/hierarchical_kogge_stone"]),
-        ("CUB InclusiveSum", ["cub_inclusive_sum"]),
-        ("copy", ["memcpy"]),
-    ]),
+    "kogge_stone_variants": ("Kogge-Stone (11.2): Fig. 11.3, double buffering and warp shuffles", "int32", [
+        ["kogge_stone"], ["kogge_stone_double_buffer"], ["kogge_stone_warp_shuffle"], ["memcpy"]]),
+    "kogge_stone_vs_brent_kung": ("Kogge-Stone (11.2) against Brent-Kung (11.4) and the coarsened scan (11.5)",
+                                  "int32", [
+        ["kogge_stone"], ["brent_kung"], ["brent_kung_padded"], ["coarsened"], ["memcpy"]]),
+    "coarsened_shapes": ("Coarsened scan (11.5): threads x elements per thread", "int32", [
+        ["coarsened"], ["coarsened_256x4"], ["coarsened_64x16"], ["brent_kung_padded"], ["memcpy"]]),
+    "hierarchical_bandwidth": ("Hierarchical scan (11.6) with each block scan, against CUB", "int32", [
+        ["11.6/hierarchical_coarsened"], ["11.6/hierarchical_brent_kung"], ["11.6/hierarchical_kogge_stone"],
+        ["cub_inclusive_sum"], ["memcpy"]]),
     "single_pass_bandwidth": ("Single pass (11.7) against the hierarchical scan (11.6)", "int32", [
-        ("11.7 single pass", ["11.7/single_pass"]),
-        ("11.6 hierarchical (coarsened)", ["11.6/hierarchical_coarsened"]),
-        ("copy", ["memcpy"]),
-    ]),
-    "decoupled_lookback_bandwidth": ("Decoupled look-back (11.8) against the domino scan, CUB, Thrust and a copy", "int32", [
-        ("11.8 decoupled look-back", ["11.8/decoupled_lookback", "decoupled_lookback"]),
-        ("11.7 single pass", ["11.7/single_pass"]),
-        ("CUB InclusiveSum", ["cub_inclusive_sum"]),
-        ("Thrust inclusive_scan", ["thrust_inclusive_scan"]),
-        ("copy", ["memcpy"]),
-    ]),
+        ["11.7/single_pass"], ["11.6/hierarchical_coarsened"], ["11.8/decoupled_lookback", "decoupled_lookback"],
+        ["memcpy"]]),
+    "decoupled_lookback_bandwidth": ("Decoupled look-back (11.8) against the domino scan, CUB and Thrust", "int32", [
+        ["11.8/decoupled_lookback", "decoupled_lookback"], ["11.7/single_pass"], ["cub_inclusive_sum"],
+        ["thrust_inclusive_scan"], ["memcpy"]]),
+}
+LABEL_OF = {
+    "kogge_stone": "Kogge-Stone, Fig. 11.3 (11.2)", "kogge_stone_double_buffer": "Kogge-Stone, double buffer (11.2)",
+    "kogge_stone_warp_shuffle": "Kogge-Stone, warp shuffles (11.2)", "brent_kung": "Brent-Kung (11.4)",
+    "brent_kung_padded": "Brent-Kung, padded (11.4)", "coarsened": "coarsened 256 x 8 (11.5)",
+    "coarsened_256x4": "coarsened 256 x 4 (11.5)", "coarsened_64x16": "coarsened 64 x 16, the book's (11.5)",
+    "hierarchical_kogge_stone": "hierarchical, Kogge-Stone (11.6)",
+    "hierarchical_brent_kung": "hierarchical, Brent-Kung (11.6)",
+    "hierarchical_coarsened": "hierarchical, coarsened (11.6)", "single_pass": "single pass, domino (11.7)",
+    "decoupled_lookback": "decoupled look-back (11.8)", "cub_inclusive_sum": "CUB InclusiveSum",
+    "cub_inclusive_scan_max": "CUB InclusiveScan, max", "thrust_inclusive_scan": "Thrust inclusive_scan",
+    "memcpy": "copy (cudaMemcpy, the ceiling)",
 }
 
 
-def bandwidth_axes(title):
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(9, 5.5))
+def label_of(algorithm):
+    return LABEL_OF.get(base_name(algorithm), algorithm)
+
+
+def bandwidth_axes(ax, title):
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("n (elements)")
-    ax.set_ylabel("GB/s (2 n sizeof(T) / median time)")
+    ax.set_yscale("log")  # from a few GB/s at small n to thousands: decades
+    ax.set_xlabel("n (elements scanned)")
+    ax.set_ylabel("GB/s = 2 n sizeof(T) / median time")
     ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.25)
-    return fig, ax
 
 
-def draw_curve(ax, points, label):
-    ns = sorted(points)
-    ax.plot(ns, [statistics.median(points[n]) for n in ns], "-o", ms=3, label=label)
+def common_range(curves):
+    """The n range every curve covers (so no curve seems to stop or start early)."""
+    lo = max(min(points) for points in curves.values())
+    hi = min(max(points) for points in curves.values())
+    return {name: {n: v for n, v in points.items() if lo <= n <= hi} for name, points in curves.items()}
+
+
+def draw_curves(ax, curves):
+    """One curve per algorithm, in its own colour and marker; a line only where the measured points
+    are close enough (at most a factor 4 apart) to draw one, else markers alone."""
+    for name, points in curves.items():
+        ns = sorted(points)
+        if not ns:
+            continue
+        colour, marker = style_of(name)
+        dense = all(b <= 4 * a for a, b in zip(ns, ns[1:]))
+        style = "--" if base_name(name) == "memcpy" else "-"
+        ax.plot(ns, [statistics.median(points[n]) for n in ns], (style if dense and len(ns) > 1 else "") + marker,
+                color=colour, ms=6 if marker == "*" else 4.5, lw=1.3, label=label_of(name))
+    ax.legend(fontsize=7.5, loc="lower right")
 
 
 def plot_bandwidth(rows, out_dir, written):
-    """One figure per device and element type with every curve, then the section figures (the
-    docs' names) for the device with the most rows."""
+    """Per device and element type, a figure with the full scans and one with the in-block section
+    kernels (at most MAX_CURVES each); then the section figures (the pages' names) for the device
+    with the most rows."""
+    import matplotlib.pyplot as plt
     curves = {}  # (device, type) -> {algorithm: {n: [gbps]}}
     for device, algorithm, dtype, n, gbps in rows:
         curves.setdefault((device, dtype), {}).setdefault(algorithm, {}).setdefault(n, []).append(gbps)
     for (device, dtype), by_algorithm in sorted(curves.items()):
-        fig, ax = bandwidth_axes(f"Scan bandwidth on {device}" + (f", {dtype}" if dtype else ""))
-        for algorithm, points in sorted(by_algorithm.items()):
-            draw_curve(ax, points, algorithm)
-        ax.legend(fontsize=7, ncol=2)
+        # One curve per kernel: the bench's and the sections' runs of 11.8 are the same kernel.
+        if "11.8/decoupled_lookback" in by_algorithm and "decoupled_lookback" in by_algorithm:
+            del by_algorithm["decoupled_lookback"]
+        full = {a: p for a, p in by_algorithm.items() if not is_in_block(a)}
+        in_block = {a: p for a, p in by_algorithm.items() if is_in_block(a)}
+        if in_block and "memcpy" in by_algorithm:
+            in_block["memcpy"] = by_algorithm["memcpy"]
         slug = re.sub(r"[^A-Za-z0-9]+", "_", f"{device} {dtype}").strip("_").lower() or "gpu"
-        save(fig, out_dir, f"bandwidth_{slug}", written)
+        for kind, group, what in (("", full, "full scans of the array"),
+                                  ("_in_block", in_block, "one block per section, many sections per launch")):
+            if not any(base_name(a) != "memcpy" for a in group):
+                continue
+            # The copy always; a scan with another operator than add (CUB's max) goes first when full.
+            names = sorted(group, key=lambda a: (base_name(a) != "memcpy", "_max" in a, a))[:MAX_CURVES]
+            fig, ax = plt.subplots(figsize=(9, 5.5))
+            bandwidth_axes(ax, f"Scan bandwidth, {what}\n{device}" + (f", {dtype}" if dtype else ""))
+            draw_curves(ax, common_range({a: group[a] for a in names}))
+            save(fig, out_dir, f"bandwidth_{slug}{kind}", written)
 
     counts = {}
     for device, *_ in rows:
@@ -611,14 +675,16 @@ def plot_bandwidth(rows, out_dir, written):
     device = max(sorted(counts), key=lambda d: counts[d])
     for stem, (title, dtype, wanted) in SECTION_FIGURES.items():
         by_algorithm = curves.get((device, dtype), {})
-        found = [(label, next(by_algorithm[a] for a in names if a in by_algorithm))
-                 for label, names in wanted if any(a in by_algorithm for a in names)]
-        if not any(label != "copy" for label, _ in found):
+        found = {}
+        for names in wanted:
+            name = next((a for a in names if a in by_algorithm), None)
+            if name:
+                found[name] = by_algorithm[name]
+        if not any(base_name(a) != "memcpy" for a in found):
             continue  # none of the section's algorithms was measured on this device
-        fig, ax = bandwidth_axes(f"{title}\n{device}, {dtype}")
-        for label, points in found:
-            draw_curve(ax, points, label)
-        ax.legend(fontsize=8)
+        fig, ax = plt.subplots(figsize=(9, 5.5))
+        bandwidth_axes(ax, f"{title}: GB/s against n\n{device}, {dtype}")
+        draw_curves(ax, common_range(found))
         save(fig, out_dir, stem, written)
 
 

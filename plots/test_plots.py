@@ -84,7 +84,7 @@ def main():
         result = run("--data", TESTDATA, "--out", out, "--gpu-data", empty_gpu)
         check(result.returncode == 0, f"make_plots.py on plots/testdata exits 0 ({result.stderr.strip()})")
         expected = ["work_vs_n", "steps_vs_n", "trace_solution_kogge_stone_n8", "trace_solution_brent_kung_n8",
-                    "bandwidth_example_gpu_test_data_cuda_13_0_int32", "kogge_stone_vs_brent_kung",
+                    "bandwidth_example_gpu_test_data_cuda_13_0_int32_in_block", "kogge_stone_vs_brent_kung",
                     "kogge_stone_variants"]
         for stem in expected:
             check(png_ok(os.path.join(out, stem + ".png")), f"{stem}.png is a non-blank image")

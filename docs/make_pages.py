@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""Turns each section's README (chapters/<folder>/README.md) into its page of the Doxygen site.
+
+    make_pages.py --root REPO --out DIR --generated DIR --figures DIR [--exercises] [--strict]
+    make_pages.py --root REPO --generated DIR --update      # refresh the READMEs' generated parts
+
+The README is the one text of a section: it reads well on a Git host, and this script makes the
+Doxygen page from it (DIR/section_<folder>.md). chapters/sections.txt gives the order. HTML comments
+in the README, which a Git host does not show, mark what is generated:
+
+  <!-- gen code FILE "FIRST" ["LAST"] -->  ```cpp ... ``` <!-- /gen -->
+        the lines of FILE (solutions/<folder>/ or chapters/<folder>/) from the first line holding
+        FIRST to the line holding LAST, or else to the brace that closes FIRST's line; dedented
+  <!-- gen counts SECTION -->  table  <!-- /gen -->
+        what the emulator counted when the docs were built (GENERATED/counts_<section>.json, written
+        by the section program with --json on the cpu backend)
+  <!-- gen value SECTION ALGORITHM FIELD -->9217<!-- /gen -->
+        one number of that run (FIELD: ops, barrier_intervals, steps, launches, n)
+  <!-- gen trace NAME --> ``` ... ``` <!-- /gen -->
+        a trace of the example array (GENERATED/trace_NAME.txt, docs/run_trace.cmake)
+  <!-- gen nav -->  links  <!-- /gen -->
+        the previous and next section
+  <!-- figure STEM caption -->
+        the figure STEM.png (drawn by plots/make_plots.py into FIGURES) with its caption; only on the
+        Doxygen page (a Git host has no build to take it from)
+
+The text between a `gen` comment and `<!-- /gen -->` is the README's copy, for the Git host. The
+page gets the generated text; with --strict a copy that differs from it is an error ("run
+make_pages.py --update"), and so is a figure that was not drawn. Other pages (docs/pages/*.md) go
+through the same expansion, plus `<!-- gen sections -->`, the table of the section pages.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import sys
+
+PROG = "make_pages.py"
+WIDTH = 96  # the widest code line a page shows without a scroll bar
+GEN = re.compile(r"<!--\s*gen\s+(.*?)\s*-->(.*?)<!--\s*/gen\s*-->", re.S)
+FIGURE = re.compile(r"<!--\s*figure\s+(\S+)\s+(.*?)\s*-->", re.S)
+LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+FIELDS = {"ops": "operator applications", "barrier_intervals": "barrier intervals", "steps": "steps",
+          "launches": "launches", "n": "n"}
+
+
+class Problems:
+    def __init__(self):
+        self.items = []
+
+    def add(self, where, text):
+        self.items.append(f"{where}: {text}")
+
+
+def read_sections(root):
+    sections = []
+    with open(os.path.join(root, "chapters", "sections.txt"), encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                folder, title = line.split(None, 1)
+                sid = ".".join(folder.split("_")[:2])
+                sections.append({"folder": folder, "title": title.strip(), "id": sid,
+                                 "label": "sec_" + folder.split("_")[0] + "_" + folder.split("_")[1]})
+    return sections
+
+
+def args_of(text):
+    """The words of a directive; "quoted strings" stay whole."""
+    return [a[1:-1] if a.startswith('"') else a for a in re.findall(r'"[^"]*"|\S+', text)]
+
+
+def code_lines(path, first, last):
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    start = next((k for k, line in enumerate(lines) if first in line), None)
+    if start is None:
+        return None, f"no line holds {first!r}"
+    end = None
+    if last:
+        end = next((k for k in range(start, len(lines)) if last in lines[k]), None)
+        if end is None:
+            return None, f"no line after {first!r} holds {last!r}"
+    else:
+        depth, opened = 0, False
+        for k in range(start, len(lines)):
+            depth += lines[k].count("{") - lines[k].count("}")
+            opened = opened or "{" in lines[k]
+            if opened and depth <= 0:
+                end = k
+                break
+        if end is None:
+            return None, f"the brace opened after {first!r} never closes"
+    chunk = lines[start:end + 1]
+    indent = min((len(x) - len(x.lstrip()) for x in chunk if x.strip()), default=0)
+    return [x[indent:] for x in chunk], start + 1
+
+
+class Expander:
+    def __init__(self, root, generated, figures, exercises, sections):
+        self.root, self.generated, self.figures = root, generated, figures
+        self.exercises, self.sections = exercises, sections
+        self.problems = Problems()
+        self.counts = {}
+
+    def run_rows(self, sid, where):
+        if sid not in self.counts:
+            path = os.path.join(self.generated, f"counts_{sid}.json")
+            try:
+                with open(path, encoding="utf-8") as f:
+                    self.counts[sid] = json.load(f)
+            except (OSError, ValueError) as e:
+                self.problems.add(where, f"no counts of section {sid} ({path}: {e})")
+                self.counts[sid] = []
+        return self.counts[sid]
+
+    def code(self, words, section, where, for_page):
+        if len(words) < 2:
+            return None, "gen code needs FILE \"FIRST\" [\"LAST\"]"
+        name, first = words[0], words[1]
+        last = words[2] if len(words) > 2 else None
+        folder = section["folder"] if section else ""
+        dirs = [os.path.join(self.root, "exercises" if (self.exercises and for_page) else "solutions", folder),
+                os.path.join(self.root, "chapters", folder)]
+        path = next((os.path.join(d, name) for d in dirs if os.path.isfile(os.path.join(d, name))), None)
+        if path is None:
+            return None, f"gen code: no file {name} in {' or '.join(os.path.relpath(d, self.root) for d in dirs)}"
+        lines, line_no = code_lines(path, first, last)
+        if lines is None:
+            return None, f"gen code {name}: {line_no}"
+        wide = [x for x in lines if len(x) > WIDTH]
+        if wide:
+            self.problems.add(where, f"gen code {name}: {len(wide)} line(s) wider than {WIDTH} characters "
+                                     f"(pick fewer lines): {wide[0][:40]}...")
+        rel = os.path.relpath(path, self.root)
+        return f"\n```cpp\n// {rel}, from line {line_no}\n" + "\n".join(lines) + "\n```\n", None
+
+    def counts_table(self, words, where):
+        if not words:
+            return None, "gen counts needs SECTION"
+        rows = self.run_rows(words[0], where)
+        if not rows:
+            return None, f"gen counts {words[0]}: the run wrote no row"
+        out = ["", "| algorithm | n | launches | operator applications | barrier intervals | steps |",
+               "|---|---:|---:|---:|---:|---:|"]
+        for r in rows:
+            out.append(f"| `{r['algorithm']}` | {r['n']} | {r['launches']} | {r['ops']} | {r['barrier_intervals']} | "
+                       f"{r['steps']} |")
+        return "\n".join(out) + "\n\n", None
+
+    def value(self, words, where):
+        if len(words) != 3 or words[2] not in FIELDS:
+            return None, f"gen value needs SECTION ALGORITHM FIELD ({', '.join(FIELDS)})"
+        rows = [r for r in self.run_rows(words[0], where) if r.get("algorithm") == words[1]]
+        if not rows:
+            return None, f"gen value: the run of {words[0]} has no algorithm {words[1]}"
+        return str(rows[0][words[2]]), None
+
+    def trace(self, words, where):
+        path = os.path.join(self.generated, f"trace_{words[0] if words else ''}.txt")
+        if not os.path.isfile(path):
+            return None, f"gen trace: {path} was not written (docs/run_trace.cmake)"
+        with open(path, encoding="utf-8") as f:
+            return "\n```\n" + f.read().rstrip("\n") + "\n```\n", None
+
+    def nav(self, section, for_page):
+        k = self.sections.index(section)
+        parts = []
+        for j, arrow in ((k - 1, "previous"), (k + 1, "next")):
+            if 0 <= j < len(self.sections):
+                s = self.sections[j]
+                if for_page:
+                    parts.append(f"{arrow}: \\ref {s['label']} \"{s['id']} {s['title']}\"")
+                else:
+                    parts.append(f"{arrow}: [{s['id']} {s['title']}](../{s['folder']}/README.md)")
+        return "\n" + " | ".join(parts) + "\n", None
+
+    def section_table(self):
+        out = ["", "| Section | Page |", "|---|---|"]
+        for s in self.sections:
+            out.append(f"| {s['id']} | \\ref {s['label']} \"{s['title']}\" |")
+        return "\n".join(out) + "\n", None
+
+    def expand(self, text, section, where, for_page):
+        """The text with every gen block filled; for the page (for_page) also the figures."""
+        def gen(match):
+            words = args_of(match.group(1))
+            kind, rest = (words[0], words[1:]) if words else ("", [])
+            if kind == "code":
+                new, err = self.code(rest, section, where, for_page)
+            elif kind == "counts":
+                new, err = self.counts_table(rest, where)
+            elif kind == "value":
+                new, err = self.value(rest, where)
+            elif kind == "trace":
+                new, err = self.trace(rest, where)
+            elif kind == "nav" and section:
+                new, err = self.nav(section, for_page)
+            elif kind == "sections":
+                new, err = self.section_table()
+            else:
+                new, err = None, f"unknown directive 'gen {match.group(1)}'"
+            if err:
+                self.problems.add(where, err)
+                new = match.group(2)
+            elif not for_page and kind not in ("nav",) and new.strip() != match.group(2).strip():
+                pass  # compared by the caller (check), which knows whether this is --update
+            if for_page:
+                return new
+            return f"<!-- gen {match.group(1)} -->{new}<!-- /gen -->"
+        text = GEN.sub(gen, text)
+        if for_page:
+            text = FIGURE.sub(lambda m: self.figure(m.group(1), m.group(2), where), text)
+        return text
+
+    def figure(self, stem, caption, where):
+        caption = " ".join(caption.split()).replace('"', "'")
+        if not os.path.isfile(os.path.join(self.figures, stem + ".png")):
+            self.problems.add(where, f"figure {stem}.png was not drawn into {self.figures} (plots/make_plots.py)")
+            return ""
+        return f'\n\\image html {stem}.png "{caption}"\n'
+
+
+def page_text(text, section, expander, where):
+    """The README as a Doxygen page: the label on the title, a table of contents, links made local."""
+    text = expander.expand(text, section, where, True)
+    lines = text.split("\n")
+    if not lines or not lines[0].startswith("# "):
+        expander.problems.add(where, "the first line must be the title ('# ...')")
+        return text
+    label = section["label"] if section else None
+    title = lines[0][2:].strip()
+    head = [f"{title} {{#{label}}}" if label else title, "=" * max(3, len(title)), "", "[TOC]"]
+
+    def link(m):
+        words, target = m.group(1), m.group(2)
+        if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+            return m.group(0)
+        folder = re.search(r"(?:\.\./)?(11_[0-9][A-Za-z0-9_]*)/README\.md$", target)
+        if folder:
+            s = next((s for s in expander.sections if s["folder"] == folder.group(1)), None)
+            if s:
+                return f"\\ref {s['label']} \"{words}\""
+        return words  # a file of the repository: its name is in the words; the site has no copy
+    body = "\n".join(LINK.sub(link, line) if not line.startswith("    ") else line for line in lines[1:])
+    return "\n".join(head) + "\n" + body
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
+    p.add_argument("--root", required=True)
+    p.add_argument("--generated", required=True, help="where the counts and traces of the docs build are")
+    p.add_argument("--out", help="folder for the pages")
+    p.add_argument("--figures", default="", help="folder of the drawn figures")
+    p.add_argument("--exercises", action="store_true", help="show the stubs of exercises/ in the pages")
+    p.add_argument("--strict", action="store_true", help="any problem is an error")
+    p.add_argument("--update", action="store_true", help="rewrite the generated parts of the READMEs")
+    a = p.parse_args(argv)
+    sections = read_sections(a.root)
+    ex = Expander(a.root, a.generated, a.figures, a.exercises, sections)
+    sources = [(s, os.path.join(a.root, "chapters", s["folder"], "README.md")) for s in sections]
+    sources += [(None, path) for path in sorted(glob.glob(os.path.join(a.root, "docs", "pages", "*.md")))]
+    if a.out:
+        os.makedirs(a.out, exist_ok=True)
+        for old in glob.glob(os.path.join(a.out, "*.md")):
+            os.remove(old)
+    for section, path in sources:
+        where = os.path.relpath(path, a.root)
+        if not os.path.isfile(path):
+            ex.problems.add(where, "missing: every section of chapters/sections.txt needs its README")
+            continue
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        fresh = ex.expand(text, section, where, False)
+        if a.update:
+            if fresh != text:
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(fresh)
+                print(f"{PROG}: updated {where}")
+        elif fresh != text:
+            ex.problems.add(where, "a generated part differs from what the code and the runs give now "
+                                   "(run: python3 docs/make_pages.py --root . --generated <build>/docs/generated --update)")
+        if a.out:
+            name = f"section_{section['folder']}.md" if section else os.path.basename(path)
+            with open(os.path.join(a.out, name), "w", encoding="utf-8") as f:
+                f.write(page_text(text, section, ex, where) if section else ex.expand(text, None, where, True))
+    for item in ex.problems.items:
+        print(f"{PROG}: {'error' if a.strict else 'warning'}: {item}", file=sys.stderr)
+    return 1 if (a.strict and ex.problems.items) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
