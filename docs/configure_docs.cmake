@@ -1,22 +1,17 @@
 # Writes the Doxyfile for the `docs` target. Run at build time (cmake -P), not at configure time, so
-# the pages see the kernel files and plots that exist when the docs are built:
+# the pages see the kernel files, runs and figures that exist when the docs are built:
 #
 #   cmake -DSOURCE_DIR=<repo> -DOUTPUT_DIR=<dir> -DSOLUTIONS=ON|OFF -DWERROR=ON|OFF
-#         [-DDOT=<path to dot>] [-DVERSION=x.y] [-DUNDOCUMENTED=ON] [-DPLOTS_DIR=<dir>] -P configure_docs.cmake
+#         [-DDOT=<path to dot>] [-DVERSION=x.y] [-DUNDOCUMENTED=ON] [-DPYTHON=<python3>] -P configure_docs.cmake
 #
-# What the pages can test with Doxygen's \if (ENABLED_SECTIONS):
-#   solutions                  the docs show the solutions (SCANLAB_DOCS_SOLUTIONS=ON)
-#   exercises                  the docs show the stubs instead (OFF)
-#   have_<dir>_<stem>          the code folder has <dir>/<stem>.cuh, e.g. have_11_2_kogge_stone_kogge_stone
-#   img_<stem>                 docs/images/, plots/ (any depth) or PLOTS_DIR has <stem>.png or <stem>.svg
-#   trace_<section>_<algorithm>[_exclusive]  the build wrote that trace of the example array
-#
-# It also writes the Measurements page (docs/measurements/measurements.cmake) into
-# <OUTPUT_DIR>/generated/measurements.md and adds it to the pages.
-#
-# It also checks every \dontinclude anchor of the pages (\skip, \skipline, \until, \line) against
-# the file it names, because Doxygen silently prints the wrong lines when an anchor is not found.
-# An anchor that does not match is a warning, or an error with WERROR.
+# In order: the Measurements page (docs/measurements/measurements.cmake) into
+# <OUTPUT_DIR>/generated/measurements.md; the figures (plots/make_plots.py, from the runs the docs
+# target made in <OUTPUT_DIR>/generated/data and the GPU runs in plots/data/) into
+# <OUTPUT_DIR>/figures; the pages (docs/make_pages.py: each section's README.md and docs/pages/*.md,
+# with their code, counts, traces and figures filled in) into <OUTPUT_DIR>/generated/pages, where a
+# problem (a code anchor or a number that no longer matches, a figure not drawn) fails the build
+# with WERROR; then the Doxyfile. The pages can test with Doxygen's \if: `solutions` (the docs show
+# solutions/, SCANLAB_DOCS_SOLUTIONS=ON) or `exercises` (the stubs, OFF).
 cmake_minimum_required(VERSION 3.24)
 
 foreach(var SOURCE_DIR OUTPUT_DIR)
@@ -73,53 +68,8 @@ foreach(dir IN LISTS section_dirs)
   endforeach()
 endforeach()
 
-# ---- generated listings: docs pages say \includedoc listing_<dir>.dox ------------------------------
-# Each listing shows every kernel file (*.cuh) of one section from the chosen code folder, so a page
-# never names a file that is not there yet, and never drifts from the code that is compiled.
 set(generated_dir "${OUTPUT_DIR}/generated")
 file(MAKE_DIRECTORY "${generated_dir}")
-list(APPEND example_dirs "\"${generated_dir}\"")
-set(listed_dirs 11_1_sequential 11_2_kogge_stone 11_3_work_efficiency 11_4_brent_kung 11_5_coarsened
-                11_6_hierarchical 11_7_single_pass 11_8_decoupled_lookback)
-foreach(dir IN LISTS section_dirs)
-  get_filename_component(dir_name "${dir}" NAME)
-  if(NOT dir_name IN_LIST listed_dirs)
-    list(APPEND listed_dirs "${dir_name}")
-  endif()
-endforeach()
-foreach(dir_name IN LISTS listed_dirs)
-  file(GLOB kernels "${code_dir}/${dir_name}/*.cuh" "${code_dir}/${dir_name}/*.hpp")
-  list(SORT kernels)
-  if(SOLUTIONS)
-    set(folder "solutions/${dir_name}")
-  else()
-    set(folder "exercises/${dir_name}")
-  endif()
-  file(GLOB given "${SOURCE_DIR}/chapters/${dir_name}/*.cuh")
-  list(SORT given)
-  if(kernels)
-    set(text "")
-    foreach(kernel IN LISTS kernels)
-      get_filename_component(kernel_name "${kernel}" NAME)
-      string(APPEND text "<b>${folder}/${kernel_name}</b>\n\\include ${kernel_name}\n\n")
-    endforeach()
-    foreach(kernel IN LISTS given)
-      get_filename_component(kernel_name "${kernel}" NAME)
-      string(APPEND text "<b>chapters/${dir_name}/${kernel_name}</b> (given)\n\\include ${kernel_name}\n\n")
-    endforeach()
-  else()
-    set(text "<em>The kernel files of this section (${folder}/) are not in the repository yet.</em>\n")
-  endif()
-  # Rewrite only on change, so an unchanged listing keeps its time stamp.
-  set(listing "${generated_dir}/listing_${dir_name}.dox")
-  set(old "")
-  if(EXISTS "${listing}")
-    file(READ "${listing}" old)
-  endif()
-  if(NOT old STREQUAL text)
-    file(WRITE "${listing}" "${text}")
-  endif()
-endforeach()
 
 # ---- the Measurements page: generated from the results committed in the repository ----------------
 # (docs/measurements/measurements.cmake; in a process of its own, so that its variables stay there).
@@ -129,127 +79,59 @@ execute_process(COMMAND "${CMAKE_COMMAND}" "-DSOURCE_DIR=${SOURCE_DIR}" "-DOUTPU
 if(NOT measurements_rc EQUAL 0)
   message(FATAL_ERROR "docs: docs/measurements/measurements.cmake failed (${measurements_rc})")
 endif()
-list(APPEND kernel_inputs "\"${generated_dir}/measurements.md\"")  # (INPUT: the pages Doxygen reads)
+list(APPEND kernel_inputs "\"${generated_dir}/measurements.md\"" "\"${generated_dir}/pages\"")  # (INPUT: the pages Doxygen reads)
 
-# ---- traces: the example array's traces that docs-traces wrote (see docs/CMakeLists.txt) ------------
-file(GLOB traces "${generated_dir}/trace_*.txt")
-foreach(trace IN LISTS traces)
-  get_filename_component(stem "${trace}" NAME_WE)
-  list(APPEND sections "${stem}")
+# ---- figures: plots/make_plots.py draws them from the docs build's runs and plots/data/ ------------
+# The first Python that imports matplotlib: ./lab's fallback environment, then CMake's, then Debian's.
+set(figures_dir "${OUTPUT_DIR}/figures")
+file(MAKE_DIRECTORY "${figures_dir}")
+set(plot_python "")
+foreach(candidate "${SOURCE_DIR}/build/venv/bin/python" "${PYTHON}" /usr/bin/python3)
+  if(candidate AND EXISTS "${candidate}")
+    execute_process(COMMAND "${candidate}" -c "import matplotlib" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+    if(rc EQUAL 0)
+      set(plot_python "${candidate}")
+      break()
+    endif()
+  endif()
 endforeach()
+if(plot_python)
+  set(only bandwidth)
+  if(EXISTS "${generated_dir}/data/11.3.json")
+    string(APPEND only ",work,steps,trace")
+  endif()
+  file(MAKE_DIRECTORY "${generated_dir}/data")
+  execute_process(COMMAND "${plot_python}" "${SOURCE_DIR}/plots/make_plots.py" --data "${generated_dir}/data"
+                          --out "${figures_dir}" --only "${only}"
+                  RESULT_VARIABLE rc OUTPUT_QUIET)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "docs: plots/make_plots.py failed (see above)")
+  endif()
+else()
+  message(WARNING "docs: no Python with matplotlib, so the pages have no figures: install python3-matplotlib")
+  set(plot_python "${PYTHON}")
+  if(NOT plot_python)
+    set(plot_python python3)
+  endif()
+endif()
 
-# ---- images: docs/images/ first, then anything plots/ or PLOTS_DIR holds ------------------------
-set(image_dirs "")  # only folders that exist: Doxygen warns about a missing one
+# ---- the pages: chapters/<section>/README.md and docs/pages/*.md, made pages by make_pages.py --------
+set(pages_dir "${generated_dir}/pages")
+set(page_args --root "${SOURCE_DIR}" --generated "${generated_dir}" --out "${pages_dir}" --figures "${figures_dir}")
+if(NOT SOLUTIONS)
+  list(APPEND page_args --exercises)
+endif()
+if(WERROR AND NOT UNDOCUMENTED)
+  list(APPEND page_args --strict)
+endif()
+execute_process(COMMAND "${plot_python}" "${SOURCE_DIR}/docs/make_pages.py" ${page_args} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "docs: docs/make_pages.py found problems in the pages (above)")
+endif()
+
+set(image_dirs "\"${figures_dir}\"")
 if(IS_DIRECTORY "${SOURCE_DIR}/docs/images")
   list(APPEND image_dirs "\"${SOURCE_DIR}/docs/images\"")
-endif()
-# PLOTS_DIR: where `./lab plots` (and `./lab docs`, which draws first) wrote this build's figures.
-set(plot_globs "")
-if(PLOTS_DIR AND IS_DIRECTORY "${PLOTS_DIR}")
-  set(plot_globs "${PLOTS_DIR}/*.png" "${PLOTS_DIR}/*.svg")
-endif()
-file(GLOB_RECURSE images "${SOURCE_DIR}/docs/images/*.png" "${SOURCE_DIR}/docs/images/*.svg"
-     "${SOURCE_DIR}/plots/*.png" "${SOURCE_DIR}/plots/*.svg" ${plot_globs})
-set(seen_images "")
-foreach(image IN LISTS images)
-  get_filename_component(stem "${image}" NAME_WE)
-  get_filename_component(image_name "${image}" NAME)
-  get_filename_component(image_dir "${image}" DIRECTORY)
-  if(image_name IN_LIST seen_images)
-    continue()  # docs/images/ wins over plots/
-  endif()
-  list(APPEND seen_images "${image_name}")
-  string(MAKE_C_IDENTIFIER "img_${stem}" name)
-  list(APPEND sections "${name}")
-  if(NOT "\"${image_dir}\"" IN_LIST image_dirs)
-    list(APPEND image_dirs "\"${image_dir}\"")
-  endif()
-endforeach()
-
-# ---- anchors of \dontinclude in the pages ------------------------------------------------------
-# A text as a CMake list of its lines. ';', '[' and ']' would confuse CMake's lists, so they are
-# escaped in the lines (and patterns are matched in their escaped form).
-function(scanlab_docs_to_list out text)
-  string(REPLACE ";" "<SC>" text "${text}")
-  string(REPLACE "[" "<LB>" text "${text}")
-  string(REPLACE "]" "<RB>" text "${text}")
-  string(REPLACE "\n" ";" text "${text}")
-  set(${out} "${text}" PARENT_SCOPE)
-endfunction()
-function(scanlab_docs_unescape out text)
-  string(REPLACE "<SC>" ";" text "${text}")
-  string(REPLACE "<LB>" "[" text "${text}")
-  string(REPLACE "<RB>" "]" text "${text}")
-  set(${out} "${text}" PARENT_SCOPE)
-endfunction()
-
-set(anchor_problems "")
-file(GLOB pages "${SOURCE_DIR}/docs/pages/*.md" "${SOURCE_DIR}/docs/pages/*.dox")
-list(SORT pages)
-foreach(page IN LISTS pages)
-  file(READ "${page}" page_text)
-  scanlab_docs_to_list(page_lines "${page_text}")
-  get_filename_component(page_name "${page}" NAME)
-  set(current "")
-  set(lines "")
-  set(count 0)
-  set(pos 0)
-  foreach(line IN LISTS page_lines)
-    if(line MATCHES "\\\\dontinclude[ \t]+([^ \t]+)")
-      set(current "")
-      set(wanted "${CMAKE_MATCH_1}")
-      foreach(dir IN LISTS example_dirs)
-        string(REPLACE "\"" "" dir "${dir}")
-        if(EXISTS "${dir}/${wanted}")
-          set(current "${dir}/${wanted}")
-          break()
-        endif()
-      endforeach()
-      if(current)
-        # Read the file verbatim (file(STRINGS) would drop empty lines and split on ';').
-        file(READ "${current}" text)
-        scanlab_docs_to_list(lines "${text}")
-        list(LENGTH lines count)
-      endif()
-      set(pos 0)
-    elseif(current AND line MATCHES "\\\\(skipline|skip|until|line)[ \t]+(.+)$")
-      set(command "${CMAKE_MATCH_1}")
-      string(STRIP "${CMAKE_MATCH_2}" pattern)
-      # \skip and \skipline search from the current line; \until and \line from the line after it
-      # (the current line has been printed already), as Doxygen does.
-      set(i ${pos})
-      if(command STREQUAL "until" OR command STREQUAL "line")
-        math(EXPR i "${pos} + 1")
-      endif()
-      set(found -1)
-      while(i LESS count)
-        list(GET lines ${i} text_line)
-        string(FIND "${text_line}" "${pattern}" at)
-        if(NOT at EQUAL -1)
-          set(found ${i})
-          break()
-        endif()
-        math(EXPR i "${i} + 1")
-      endwhile()
-      if(found EQUAL -1)
-        scanlab_docs_unescape(pattern "${pattern}")
-        get_filename_component(file_name "${current}" NAME)
-        list(APPEND anchor_problems "${page_name}: \\${command} '${pattern}' not found in ${file_name} after line ${pos}")
-        set(pos ${count})
-      else()
-        set(pos ${found})
-      endif()
-    endif()
-  endforeach()
-endforeach()
-if(anchor_problems)
-  list(LENGTH anchor_problems problem_count)
-  list(JOIN anchor_problems "\n  " problem_text)
-  if(WERROR)
-    message(FATAL_ERROR "docs: ${problem_count} code anchor(s) no longer match:\n  ${problem_text}")
-  else()
-    message(WARNING "docs: ${problem_count} code anchor(s) no longer match:\n  ${problem_text}")
-  endif()
 endif()
 
 # ---- the Doxyfile ---------------------------------------------------------------------------

@@ -16,6 +16,11 @@ in the README, which a Git host does not show, mark what is generated:
         by the section program with --json on the cpu backend)
   <!-- gen value SECTION ALGORITHM FIELD -->9217<!-- /gen -->
         one number of that run (FIELD: ops, barrier_intervals, steps, launches, n)
+  <!-- gen work ALGORITHM N FIELD -->289<!-- /gen -->
+        one number of scanlab_11_3's work file (GENERATED/data/11.3.json): FIELD is a dotted path into
+        its row (work_measured, steps_unlimited, steps.32.thread, ...)
+  <!-- gen examples --> table <!-- /gen -->
+        the book's worked examples of Sec. 11.3 against the steps measured
   <!-- gen trace NAME --> ``` ... ``` <!-- /gen -->
         a trace of the example array (GENERATED/trace_NAME.txt, docs/run_trace.cmake)
   <!-- gen nav -->  links  <!-- /gen -->
@@ -97,6 +102,61 @@ def code_lines(path, first, last):
     return [x[indent:] for x in chunk], start + 1
 
 
+def without_todo_markers(lines):
+    """The solution's lines without the exercise's markers (a TODO(student) comment, with the comment
+    lines that continue it): they are instructions for the stub, not part of the algorithm."""
+    out, skipping = [], False
+    for line in lines:
+        comment = line.strip().startswith("//")
+        if "TODO(student)" in line:
+            skipping = comment
+            continue
+        if skipping and comment:
+            continue
+        skipping = False
+        out.append(line)
+    return out
+
+
+def fit_width(lines):
+    """Lines of at most WIDTH characters where only comments are too long: a trailing comment moves
+    above its code, and a block of comment lines that is too wide is wrapped again as one paragraph.
+    (A line of code stays as it is; the page wraps it.)"""
+    moved = []
+    for line in lines:
+        indent = line[:len(line) - len(line.lstrip())]
+        code, sep, comment = line.partition("  // ")
+        if len(line) > WIDTH and sep and code.strip() and '"' not in code:
+            moved += [indent + "// " + comment.strip(), code.rstrip()]
+        else:
+            moved.append(line)
+    out, k = [], 0
+    while k < len(moved):
+        line = moved[k]
+        indent = line[:len(line) - len(line.lstrip())]
+        if not line.lstrip().startswith("//"):
+            out.append(line)
+            k += 1
+            continue
+        block = [line]
+        while k + len(block) < len(moved) and moved[k + len(block)].startswith(indent + "//") \
+                and moved[k + len(block)][len(indent):len(indent) + 2] == "//":
+            block.append(moved[k + len(block)])
+        k += len(block)
+        if all(len(x) <= WIDTH for x in block):
+            out += block
+            continue
+        words = " ".join(x.lstrip()[2:].strip() for x in block).split()
+        current = indent + "//"
+        for word in words:
+            if len(current) + 1 + len(word) > WIDTH and current != indent + "//":
+                out.append(current)
+                current = indent + "//"
+            current += " " + word
+        out.append(current)
+    return out
+
+
 class Expander:
     def __init__(self, root, generated, figures, exercises, sections):
         self.root, self.generated, self.figures = root, generated, figures
@@ -129,10 +189,9 @@ class Expander:
         lines, line_no = code_lines(path, first, last)
         if lines is None:
             return None, f"gen code {name}: {line_no}"
-        wide = [x for x in lines if len(x) > WIDTH]
-        if wide:
-            self.problems.add(where, f"gen code {name}: {len(wide)} line(s) wider than {WIDTH} characters "
-                                     f"(pick fewer lines): {wide[0][:40]}...")
+        if "/solutions/" in path.replace(os.sep, "/") + "/":
+            lines = without_todo_markers(lines)
+        lines = fit_width(lines)
         rel = os.path.relpath(path, self.root)
         return f"\n```cpp\n// {rel}, from line {line_no}\n" + "\n".join(lines) + "\n```\n", None
 
@@ -142,7 +201,7 @@ class Expander:
         rows = self.run_rows(words[0], where)
         if not rows:
             return None, f"gen counts {words[0]}: the run wrote no row"
-        out = ["", "| algorithm | n | launches | operator applications | barrier intervals | steps |",
+        out = ["", "", "| algorithm | n | launches | operator applications | barrier intervals | steps |",
                "|---|---:|---:|---:|---:|---:|"]
         for r in rows:
             out.append(f"| `{r['algorithm']}` | {r['n']} | {r['launches']} | {r['ops']} | {r['barrier_intervals']} | "
@@ -156,6 +215,42 @@ class Expander:
         if not rows:
             return None, f"gen value: the run of {words[0]} has no algorithm {words[1]}"
         return str(rows[0][words[2]]), None
+
+    def work_doc(self, where):
+        path = os.path.join(self.generated, "data", "11.3.json")
+        try:
+            with open(path, encoding="utf-8") as f:
+                return json.load(f)
+        except (OSError, ValueError) as e:
+            self.problems.add(where, f"no work file of section 11.3 ({path}: {e})")
+            return None
+
+    def work(self, words, where):
+        """One number of scanlab_11_3's work file: ALGORITHM N FIELD, FIELD a dotted path into the
+        row (work_measured, steps_unlimited, steps.32.thread, ...)."""
+        if len(words) != 3:
+            return None, "gen work needs ALGORITHM N FIELD (e.g. kogge_stone 1024 steps.32.thread)"
+        doc = self.work_doc(where) or {"rows": []}
+        row = next((r for r in doc["rows"] if r["algorithm"] == words[0] and str(r["n"]) == words[1]), None)
+        if row is None:
+            return None, f"gen work: scanlab_11_3 ran no {words[0]} at n = {words[1]}"
+        value = row
+        for key in words[2].split("."):
+            if not isinstance(value, dict) or key not in value:
+                return None, f"gen work: the row of {words[0]} at n = {words[1]} has no {words[2]}"
+            value = value[key]
+        return f"{value:g}" if isinstance(value, float) else str(value), None
+
+    def examples(self, where):
+        doc = self.work_doc(where)
+        if not doc:
+            return None, "gen examples: no work file"
+        out = ["", "", "| the book's example (N = 1024, P = 32) | book | measured on | threads | warps |",
+               "|---|---:|---|---:|---:|"]
+        for ex in doc["book_examples"]:
+            out.append(f"| {ex['what']} | {ex['book']:g} | `{ex['measured_algorithm']}`, {ex['measured_threads']} "
+                       f"threads | {ex['measured_thread']} | {ex['measured_warp']} |")
+        return "\n".join(out) + "\n\n", None
 
     def trace(self, words, where):
         path = os.path.join(self.generated, f"trace_{words[0] if words else ''}.txt")
@@ -193,6 +288,10 @@ class Expander:
                 new, err = self.counts_table(rest, where)
             elif kind == "value":
                 new, err = self.value(rest, where)
+            elif kind == "work":
+                new, err = self.work(rest, where)
+            elif kind == "examples":
+                new, err = self.examples(where)
             elif kind == "trace":
                 new, err = self.trace(rest, where)
             elif kind == "nav" and section:
@@ -204,8 +303,6 @@ class Expander:
             if err:
                 self.problems.add(where, err)
                 new = match.group(2)
-            elif not for_page and kind not in ("nav",) and new.strip() != match.group(2).strip():
-                pass  # compared by the caller (check), which knows whether this is --update
             if for_page:
                 return new
             return f"<!-- gen {match.group(1)} -->{new}<!-- /gen -->"
