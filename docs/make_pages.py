@@ -187,6 +187,10 @@ class Expander:
         if path is None:
             return None, f"gen code: no file {name} in {' or '.join(os.path.relpath(d, self.root) for d in dirs)}"
         lines, line_no = code_lines(path, first, last)
+        if lines is None and self.exercises and for_page:
+            # The stub leaves these lines to the student: the page says where they go.
+            rel = os.path.relpath(path, self.root)
+            return f"\n<em>These lines are yours to write: the TODO(student) blocks of {rel}.</em>\n", None
         if lines is None:
             return None, f"gen code {name}: {line_no}"
         if "/solutions/" in path.replace(os.sep, "/") + "/":
