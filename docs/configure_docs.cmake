@@ -2,7 +2,11 @@
 # the pages see the kernel files, runs and figures that exist when the docs are built:
 #
 #   cmake -DSOURCE_DIR=<repo> -DOUTPUT_DIR=<dir> -DSOLUTIONS=ON|OFF -DWERROR=ON|OFF
-#         [-DDOT=<path to dot>] [-DVERSION=x.y] [-DUNDOCUMENTED=ON] [-DPYTHON=<python3>] -P configure_docs.cmake
+#         [-DDOT=<path to dot>] [-DVERSION=x.y] [-DUNDOCUMENTED=ON] [-DPYTHON=<python3>] [-DRUNS=ON|OFF]
+#         -P configure_docs.cmake
+#
+# RUNS: the docs target ran the section programs on the emulator (docs/CMakeLists.txt); OFF keeps the
+# READMEs' committed copies of what those runs give.
 #
 # In order: the Measurements page (docs/measurements/measurements.cmake) into
 # <OUTPUT_DIR>/generated/measurements.md; the figures (plots/make_plots.py, from the runs the docs
@@ -120,6 +124,9 @@ set(pages_dir "${generated_dir}/pages")
 set(page_args --root "${SOURCE_DIR}" --generated "${generated_dir}" --out "${pages_dir}" --figures "${figures_dir}")
 if(NOT SOLUTIONS)
   list(APPEND page_args --exercises)
+endif()
+if(NOT RUNS)  # no cpu backend or no solutions: the READMEs' copies of the counts and traces stand
+  list(APPEND page_args --committed)
 endif()
 if(WERROR AND NOT UNDOCUMENTED)
   list(APPEND page_args --strict)

@@ -29,7 +29,8 @@ in the README, which a Git host does not show, mark what is generated:
         the figure STEM.png (drawn by plots/make_plots.py into FIGURES) with its caption; only on the
         Doxygen page (a Git host has no build to take it from)
 
-The text between a `gen` comment and `<!-- /gen -->` is the README's copy, for the Git host. The
+The text between a `gen` comment and `<!-- /gen -->` is the README's copy, for the Git host (and for
+a build that makes no runs, --committed). The
 page gets the generated text; with --strict a copy that differs from it is an error ("run
 make_pages.py --update"), and so is a figure that was not drawn. Other pages (docs/pages/*.md) go
 through the same expansion, plus `<!-- gen sections -->`, the table of the section pages.
@@ -46,6 +47,10 @@ WIDTH = 96  # the widest code line a page shows without a scroll bar
 GEN = re.compile(r"<!--\s*gen\s+(.*?)\s*-->(.*?)<!--\s*/gen\s*-->", re.S)
 FIGURE = re.compile(r"<!--\s*figure\s+(\S+)\s+(.*?)\s*-->", re.S)
 LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+# Figures drawn from the GPU runs committed in plots/data/ (any build can draw them); the others are
+# drawn from the emulator's runs of the docs build.
+GPU_FIGURES = ("bandwidth_", "kogge_stone_variants", "kogge_stone_vs_brent_kung", "coarsened_shapes",
+               "hierarchical_bandwidth", "single_pass_bandwidth", "decoupled_lookback_bandwidth")
 FIELDS = {"ops": "operator applications", "barrier_intervals": "barrier intervals", "steps": "steps",
           "launches": "launches", "n": "n"}
 
@@ -158,8 +163,9 @@ def fit_width(lines):
 
 
 class Expander:
-    def __init__(self, root, generated, figures, exercises, sections):
+    def __init__(self, root, generated, figures, exercises, sections, committed=False):
         self.root, self.generated, self.figures = root, generated, figures
+        self.committed = committed
         self.exercises, self.sections = exercises, sections
         self.problems = Problems()
         self.counts = {}
@@ -304,6 +310,8 @@ class Expander:
                 new, err = self.section_table()
             else:
                 new, err = None, f"unknown directive 'gen {match.group(1)}'"
+            if err and self.committed and kind in ("counts", "value", "work", "examples", "trace"):
+                err, new = None, match.group(2)  # no runs in this build: the README's copy stands
             if err:
                 self.problems.add(where, err)
                 new = match.group(2)
@@ -318,6 +326,8 @@ class Expander:
     def figure(self, stem, caption, where):
         caption = " ".join(caption.split()).replace('"', "'")
         if not os.path.isfile(os.path.join(self.figures, stem + ".png")):
+            if self.committed and not stem.startswith(GPU_FIGURES):
+                return ""  # drawn from the emulator's runs, which this build does not make
             self.problems.add(where, f"figure {stem}.png was not drawn into {self.figures} (plots/make_plots.py)")
             return ""
         return f'\n\\image html {stem}.png "{caption}"\n'
@@ -357,9 +367,12 @@ def main(argv=None):
     p.add_argument("--exercises", action="store_true", help="show the stubs of exercises/ in the pages")
     p.add_argument("--strict", action="store_true", help="any problem is an error")
     p.add_argument("--update", action="store_true", help="rewrite the generated parts of the READMEs")
+    p.add_argument("--committed", action="store_true",
+                   help="this build made no runs (no cpu backend, or the docs of the stubs): keep the READMEs' "
+                        "copies of counts and traces, and leave out the figures drawn from runs")
     a = p.parse_args(argv)
     sections = read_sections(a.root)
-    ex = Expander(a.root, a.generated, a.figures, a.exercises, sections)
+    ex = Expander(a.root, a.generated, a.figures, a.exercises, sections, a.committed)
     sources = [(s, os.path.join(a.root, "chapters", s["folder"], "README.md")) for s in sections]
     sources += [(None, path) for path in sorted(glob.glob(os.path.join(a.root, "docs", "pages", "*.md")))]
     if a.out:
@@ -379,7 +392,7 @@ def main(argv=None):
                 with open(path, "w", encoding="utf-8") as f:
                     f.write(fresh)
                 print(f"{PROG}: updated {where}")
-        elif fresh != text:
+        elif fresh != text and not a.committed:
             ex.problems.add(where, "a generated part differs from what the code and the runs give now "
                                    "(run: python3 docs/make_pages.py --root . --generated <build>/docs/generated --update)")
         if a.out:
