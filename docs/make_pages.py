@@ -177,7 +177,8 @@ class Expander:
                 with open(path, encoding="utf-8") as f:
                     self.counts[sid] = json.load(f)
             except (OSError, ValueError) as e:
-                self.problems.add(where, f"no counts of section {sid} ({path}: {e})")
+                if not self.committed:
+                    self.problems.add(where, f"no counts of section {sid} ({path}: {e})")
                 self.counts[sid] = []
         return self.counts[sid]
 
@@ -232,7 +233,8 @@ class Expander:
             with open(path, encoding="utf-8") as f:
                 return json.load(f)
         except (OSError, ValueError) as e:
-            self.problems.add(where, f"no work file of section 11.3 ({path}: {e})")
+            if not self.committed:
+                self.problems.add(where, f"no work file of section 11.3 ({path}: {e})")
             return None
 
     def work(self, words, where):
