@@ -2,8 +2,10 @@
 """Tests of make_plots.py (ctest: plots.make_plots, label "plots").
 
 Draws every figure headless from the small data in plots/testdata/ (written by scanlab_11_3 and a
-made-up GPU CSV) and checks each image is a real, non-blank PNG; then checks that a malformed or
-missing input gives exactly one error line and exit status 1. Exits 77 (ctest: skipped) when
+made-up GPU CSV) and checks each image is a real, non-blank PNG; checks the bandwidth figures of the
+committed GPU runs (plots/data/) are readable: at most MAX_CURVES curves per panel, one colour and
+marker per algorithm in every figure, every curve of a panel over the same n range, GB/s on a log
+axis; then checks that a malformed or missing input gives exactly one error line and exit status 1. Exits 77 (ctest: skipped) when
 matplotlib is not installed.
 
     test_plots.py [--venv DIR]   # re-runs itself with DIR/bin/python when that exists
@@ -66,6 +68,51 @@ def one_error_line(result, expect):
             and expect in lines[0]), lines
 
 
+def check_readable_bandwidth_figures(tmp):
+    sys.path.insert(0, HERE)
+    import make_plots
+    import matplotlib
+    matplotlib.use("Agg")
+    colours = [c for c, _ in make_plots.STYLE.values()]
+    check(len(set(colours)) == len(colours), "STYLE gives every algorithm its own colour")
+    figures = {}  # stem -> [(label, colour, marker, xs)] per curve
+
+    def keep(fig, out_dir, stem, written):
+        ax = fig.axes[0]
+        figures[stem] = ([(line.get_label(), line.get_color(), line.get_marker(), list(line.get_xdata()))
+                          for line in ax.get_lines()], ax.get_yscale())
+        import matplotlib.pyplot as plt
+        plt.close(fig)
+    real_save = make_plots.save
+    make_plots.save = keep
+    try:
+        rows = []
+        for path in sorted(os.listdir(os.path.join(HERE, "data"))):
+            if path.endswith(".csv"):
+                rows += make_plots.read_bandwidth_csv(os.path.join(HERE, "data", path)) or []
+        make_plots.plot_bandwidth(rows, tmp, [])
+    finally:
+        make_plots.save = real_save
+    check(len(figures) >= 6, f"the GPU data gives the section figures ({len(figures)} figures)")
+    style = {}
+    for stem, (curves, yscale) in figures.items():
+        check(0 < len(curves) <= make_plots.MAX_CURVES, f"{stem}: {len(curves)} curves, at most {make_plots.MAX_CURVES}")
+        check(yscale == "log", f"{stem}: GB/s on a log axis")
+        # The same n range: no curve starts or stops more than one step of the sparsest grid (the
+        # in-block runs: 8 times more sections per step) before another.
+        ranges = [(min(xs), max(xs)) for _, _, _, xs in curves]
+        lo, hi = max(r[0] for r in ranges), min(r[1] for r in ranges)
+        dense = all(b <= 4 * a for _, _, _, xs in curves for a, b in zip(sorted(xs), sorted(xs)[1:]))
+        step = 1 if dense else 8
+        check(all(lo / step <= r[0] <= lo * step and hi / step <= r[1] <= hi * step for r in ranges),
+              f"{stem}: every curve over the same n range ({sorted(set(ranges))})")
+        for label, colour, marker, _ in curves:
+            style.setdefault(label, set()).add((colour, marker))
+    check(all(len(v) == 1 for v in style.values()),
+          "one colour and marker per algorithm across the figures: "
+          + ", ".join(f"{k}: {sorted(v)}" for k, v in style.items() if len(v) > 1))
+
+
 def main():
     reexec_in_venv()
     try:
@@ -90,6 +137,9 @@ def main():
             check(png_ok(os.path.join(out, stem + ".png")), f"{stem}.png is a non-blank image")
             svg = os.path.join(out, stem + ".svg")
             check(os.path.exists(svg) and os.path.getsize(svg) > 1000, f"{stem}.svg written")
+
+        # 1b. The figures of the committed GPU runs are readable.
+        check_readable_bandwidth_figures(tmp)
 
         # 2. No GPU CSV at all: the bandwidth figure is skipped with a message, not an error.
         data = os.path.join(tmp, "data")
