@@ -3,6 +3,7 @@
 
     make_pages.py --root REPO --out DIR --generated DIR --figures DIR [--exercises] [--strict]
     make_pages.py --root REPO --generated DIR --update      # refresh the READMEs' generated parts
+    make_pages.py --root REPO --generated DIR --check       # fail if a README is out of date
 
 The README is the one text of a section: it reads well on a Git host, and this script makes the
 Doxygen page from it (DIR/section_<folder>.md). chapters/sections.txt gives the order. HTML comments
@@ -30,10 +31,12 @@ in the README, which a Git host does not show, mark what is generated:
         Doxygen page (a Git host has no build to take it from)
 
 The text between a `gen` comment and `<!-- /gen -->` is the README's copy, for the Git host (and for
-a build that makes no runs, --committed). The
-page gets the generated text; with --strict a copy that differs from it is an error ("run
-make_pages.py --update"), and so is a figure that was not drawn. Other pages (docs/pages/*.md) go
-through the same expansion, plus `<!-- gen sections -->`, the table of the section pages.
+a build that makes no runs, --committed). The page gets the generated text. A copy that differs from
+it is a warning (an error with --check, ctest docs.readmes; --update refreshes it); with --strict a
+code anchor that matches nothing, a missing run or a figure that was not drawn is an error. Other
+pages (docs/pages/*.md) go through the same expansion, plus `<!-- gen sections -->`, the table of
+the section pages. Code lines come without the exercise's TODO(student) markers, and comments are
+wrapped to WIDTH characters.
 """
 import argparse
 import glob
