@@ -17,8 +17,9 @@ Writes, in --out (PNG and SVG each):
   steps_vs_n        steps on P = 32, 128, 1024 execution units, thread and warp granularity, and
                     the book's estimates, with the book's worked examples marked
   trace_<source>_<algorithm>_n<N>   the array after each step, drawn like the book's figures
-  bandwidth_<device>_<type>[_in_block]   GB/s against n on a GPU (log-log): the full scans, and the
-                    in-block section kernels apart (skipped, with a message, if no CSV)
+  bandwidth_<device>_<type>[_in_block|_libraries]   GB/s against n on a GPU (log-log): the lab's full
+                    scans, its in-block section kernels, and the libraries' scans, each with a copy
+                    (skipped, with a message, if no CSV)
   kogge_stone_variants, kogge_stone_vs_brent_kung, coarsened_shapes, hierarchical_bandwidth,
   single_pass_bandwidth, decoupled_lookback_bandwidth   the section pages' figures (SECTION_FIGURES)
 Every algorithm has one colour and marker in every figure (STYLE); the curves of a panel share one
@@ -63,7 +64,11 @@ STYLE = {
     "cub_inclusive_scan_max": ("#dbdb8d", "x"),
     "thrust_inclusive_scan": ("#17becf", "d"),
     "memcpy": ("#7f7f7f", "h"),
+    "persistent": ("#8c6d31", "H"),
 }
+# Other names of the same algorithm in the CSVs (the benchmark's and the section programs').
+ALIASES = {"persistent_pipelined": "persistent"}
+LIBRARIES = ("cub_", "thrust_")
 EXTRA_COLOURS = ["#e6550d", "#31a354", "#756bb1", "#636363", "#de2d26", "#3182bd", "#a1d99b", "#fdae6b"]
 COLOURS = {family: STYLE[family][0] for family in ("sequential", "kogge_stone", "brent_kung", "coarsened")}
 COLOURS["other"] = "#9467bd"
@@ -80,7 +85,8 @@ MAX_CURVES = 8  # per panel: more are not told apart
 
 
 def base_name(algorithm):
-    return algorithm.split("/", 1)[1] if "/" in algorithm else algorithm
+    name = algorithm.split("/", 1)[1] if "/" in algorithm else algorithm
+    return ALIASES.get(name, name)
 
 
 def style_of(algorithm):
@@ -589,7 +595,8 @@ SECTION_FIGURES = {
         ["11.7/single_pass"], ["11.6/hierarchical_coarsened"], ["11.8/decoupled_lookback", "decoupled_lookback"],
         ["memcpy"]]),
     "decoupled_lookback_bandwidth": ("Decoupled look-back (11.8) against the domino scan, CUB and Thrust", "int32", [
-        ["11.8/decoupled_lookback", "decoupled_lookback"], ["11.7/single_pass"], ["cub_inclusive_sum"],
+        ["11.8/decoupled_lookback", "decoupled_lookback"],
+        ["11.8/persistent_pipelined", "persistent_pipelined", "persistent"], ["11.7/single_pass"], ["cub_inclusive_sum"],
         ["thrust_inclusive_scan"], ["memcpy"]]),
 }
 LABEL_OF = {
@@ -602,7 +609,7 @@ LABEL_OF = {
     "hierarchical_coarsened": "hierarchical, coarsened (11.6)", "single_pass": "single pass, domino (11.7)",
     "decoupled_lookback": "decoupled look-back (11.8)", "cub_inclusive_sum": "CUB InclusiveSum",
     "cub_inclusive_scan_max": "CUB InclusiveScan, max", "thrust_inclusive_scan": "Thrust inclusive_scan",
-    "memcpy": "copy (cudaMemcpy, the ceiling)",
+    "memcpy": "copy (cudaMemcpy, the ceiling)", "persistent": "persistent pipelined, TMA (11.8)",
 }
 
 
@@ -650,23 +657,33 @@ def plot_bandwidth(rows, out_dir, written):
     for device, algorithm, dtype, n, gbps in rows:
         curves.setdefault((device, dtype), {}).setdefault(algorithm, {}).setdefault(n, []).append(gbps)
     for (device, dtype), by_algorithm in sorted(curves.items()):
-        # One curve per kernel: the bench's and the sections' runs of 11.8 are the same kernel.
-        if "11.8/decoupled_lookback" in by_algorithm and "decoupled_lookback" in by_algorithm:
-            del by_algorithm["decoupled_lookback"]
-        full = {a: p for a, p in by_algorithm.items() if not is_in_block(a)}
-        in_block = {a: p for a, p in by_algorithm.items() if is_in_block(a)}
-        if in_block and "memcpy" in by_algorithm:
-            in_block["memcpy"] = by_algorithm["memcpy"]
+        # One curve per kernel: of two names of one algorithm (the benchmark's and the sections'
+        # runs), the one with more points.
+        for a in sorted(by_algorithm):
+            twins = [b for b in by_algorithm if b != a and base_name(b) == base_name(a)]
+            if any(len(by_algorithm[b]) >= len(by_algorithm[a]) for b in twins):
+                del by_algorithm[a]
+        copy = {a: p for a, p in by_algorithm.items() if base_name(a) == "memcpy"}
+        cub = {a: p for a, p in by_algorithm.items() if base_name(a) == "cub_inclusive_sum"}
+        lookback = {a: p for a, p in by_algorithm.items() if base_name(a) == "decoupled_lookback"}
+        scans = {a: p for a, p in by_algorithm.items() if base_name(a) != "memcpy"}
+        in_block = {a: p for a, p in scans.items() if is_in_block(a)}
+        libraries = {a: p for a, p in scans.items() if base_name(a).startswith(LIBRARIES)}
+        full = {a: p for a, p in scans.items() if a not in in_block and a not in libraries}
         slug = re.sub(r"[^A-Za-z0-9]+", "_", f"{device} {dtype}").strip("_").lower() or "gpu"
-        for kind, group, what in (("", full, "full scans of the array"),
-                                  ("_in_block", in_block, "one block per section, many sections per launch")):
-            if not any(base_name(a) != "memcpy" for a in group):
+        # Each panel: its scans, with the copy (and CUB, or the lab's look-back) for reference.
+        for kind, group, refs, what in (("", full, cub, "the lab's full scans of the array"),
+                                        ("_in_block", in_block, {}, "one block per section, many per launch"),
+                                        ("_libraries", libraries, lookback, "the libraries' scans")):
+            if not group or (kind == "_libraries" and not lookback and not full):
                 continue
-            # The copy always; a scan with another operator than add (CUB's max) goes first when full.
-            names = sorted(group, key=lambda a: (base_name(a) != "memcpy", "_max" in a, a))[:MAX_CURVES]
+            names = sorted(group, key=lambda a: ("_max" in a, a))[:MAX_CURVES - 1 - len(refs)]
+            chosen = {a: group[a] for a in names}
+            chosen.update({a: p for a, p in refs.items() if a not in chosen})
+            chosen.update(copy)
             fig, ax = plt.subplots(figsize=(9, 5.5))
             bandwidth_axes(ax, f"Scan bandwidth, {what}\n{device}" + (f", {dtype}" if dtype else ""))
-            draw_curves(ax, common_range({a: group[a] for a in names}))
+            draw_curves(ax, common_range(chosen))
             save(fig, out_dir, f"bandwidth_{slug}{kind}", written)
 
     counts = {}
