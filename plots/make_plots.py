@@ -314,7 +314,12 @@ def book_work(family, n, t):
 
 def plot_work(doc, source_note, out_dir, written):
     import matplotlib.pyplot as plt
-    data = series(doc)
+    # The in-block scans and the sequential one (the full scans of 11.6 have no formula of the book;
+    # more curves would not be told apart).
+    data = {name: rows for name, rows in series(doc).items() if rows[0]["family"] in LABELS}
+    parallel_max = max((r["n"] for rows in data.values() for r in rows if r["family"] != "sequential"), default=0)
+    if parallel_max:  # every curve over the same range: the sequential scan's too
+        data = {name: [r for r in rows if r["n"] <= parallel_max] for name, rows in data.items()}
     if not data:
         raise PlotError("the work file has no verified row to draw")
     fig, (ax, ax_ratio) = plt.subplots(1, 2, figsize=(14, 8))
