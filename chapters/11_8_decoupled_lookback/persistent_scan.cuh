@@ -192,12 +192,12 @@ constexpr std::size_t persistent_scan_shared_bytes() {
   return static_cast<std::size_t>(Stages + 1) * Warps * 32 * Items * sizeof(T);
 }
 
-/// The persistent, warp-specialized scan: a grid of resident blocks of (Warps + 1) warps, each
+/// The persistent, warp-specialized scan: a grid of resident blocks of Warps + 2 warps, each
 /// block scanning tiles of 32 * Warps * Items elements until the ticket counter runs past `tiles`.
 /// Parameters as decoupled_lookback_scan_kernel's; `tiles` = ceil(n / tile). Dynamic shared memory:
 /// persistent_scan_shared_bytes<Warps, Items, Stages, T>().
 template <int Warps, int Items, int Stages, class T, class Op>
-__global__ void __launch_bounds__((Warps + 1) * 32)
+__global__ void __launch_bounds__((Warps + 2) * 32)
     persistent_scan_kernel(const T* x, T* y, std::size_t n, Op op, bool exclusive, lookback::TileStatusArray status,
                            unsigned tiles, unsigned prefix_mask) {
   namespace lb = lookback;
@@ -212,6 +212,7 @@ __global__ void __launch_bounds__((Warps + 1) * 32)
   lb::Chunk<T>* stage_data = scanlab::dynamic_shared<lb::Chunk<T>>();  // Stages tiles
   lb::Chunk<T>* exchange = stage_data + Stages * kTileChunks;         // one slice per scan warp
   __shared__ unsigned long long full[Stages];   // a tile has arrived in the stage
+  __shared__ unsigned long long reduced[Stages];  // the reducer has published the tile's aggregate
   __shared__ unsigned long long empty[Stages];  // every scan warp has read the stage
   __shared__ unsigned long long scan_barrier;   // emulated named barrier (no TMA)
   __shared__ unsigned stage_tile[Stages];                  // which tile is in the stage (>= tiles: stop)
@@ -224,6 +225,7 @@ __global__ void __launch_bounds__((Warps + 1) * 32)
   if (threadIdx.x == 0) {
     for (int s = 0; s < Stages; ++s) {
       pl::barrier_init(&full[s], 1);         // the producer's one arrival (plus the copy's bytes)
+      pl::barrier_init(&reduced[s], 1);      // the reducer's
       pl::barrier_init(&empty[s], Warps);    // lane 0 of every scan warp
     }
     pl::barrier_init(&scan_barrier, Warps * 32);
@@ -231,7 +233,7 @@ __global__ void __launch_bounds__((Warps + 1) * 32)
   }
   __syncthreads();  // the last block-wide barrier: from here on the two roles run apart
 
-  if (warp == Warps) {
+  if (warp == Warps + 1) {
     // ---- producer: tickets and copies, up to Stages tiles ahead of the scan warps -----------------
     const bool x_aligned = reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
     for (unsigned round = 0;; ++round) {
@@ -284,13 +286,41 @@ __global__ void __launch_bounds__((Warps + 1) * 32)
     }
   }
 
+  if (warp == Warps) {
+    // ---- reducer: publishes each tile's aggregate as soon as the tile has arrived ---------------------
+    // (Not only when the scan warps get to it: they may be waiting for an earlier tile's look-back, and
+    // later tiles' look-backs need this aggregate. Without this warp, every tile queued in a ring
+    // would hold up the look-backs of the tiles after it.) Rows of 32 chunks, in order: lane l
+    // combines its chunk, then the warp combines the 32 lanes in lane order (`last` is not
+    // commutative).
+    for (unsigned round = 0;; ++round) {
+      const unsigned s = round % Stages;
+      pl::barrier_wait(&full[s], (round / Stages) & 1u);
+      const unsigned tile = stage_tile[s];
+      if (tile < tiles) {
+        const lb::Chunk<T>* src = stage_data + s * kTileChunks;
+        T total = Op::identity();
+        SCANLAB_UNROLL for (int row = 0; row < kTileChunks / 32; ++row) {
+          const lb::Chunk<T> c = src[row * 32 + lane];
+          T v = c.v[0];
+          SCANLAB_UNROLL for (int e = 1; e < E; ++e) v = op(v, c.v[e]);
+          total = op(total, __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0));
+        }
+        if (lane == 0) lb::publish_status(status, tile, tile == 0 ? lb::kPrefix : lb::kAggregate, total);
+      }
+      __syncwarp();
+      if (lane == 0) pl::barrier_arrive(&reduced[s]);
+      if (tile >= tiles) return;
+    }
+  }
+
   // ---- scan warps -----------------------------------------------------------------------------------
   const bool aligned = reinterpret_cast<std::uintptr_t>(y) % 16 == 0;
   lb::Chunk<T>* slice = exchange + warp * kSliceChunks;
   unsigned sync_parity = 0;
   for (unsigned round = 0;; ++round) {
     const unsigned s = round % Stages;
-    pl::barrier_wait(&full[s], (round / Stages) & 1u);
+    pl::barrier_wait(&reduced[s], (round / Stages) & 1u);  // (so its aggregate is out before our prefix)
     const unsigned tile = stage_tile[s];
     if (tile >= tiles) return;
 
@@ -319,13 +349,11 @@ __global__ void __launch_bounds__((Warps + 1) * 32)
       tile_aggregate = op(tile_aggregate, warp_totals[w]);
     }
 
-    // 3. Publish the aggregate, look back (warp 0), publish the prefix.
+    // 3. Look back (warp 0; the reducer has published the aggregate, and tile 0's prefix), publish
+    //    the prefix.
     if (warp == 0) {
       T prefix = Op::identity();
-      if (tile == 0) {
-        if (lane == 0) lb::publish_status(status, tile, lb::kPrefix, tile_aggregate);
-      } else {
-        if (lane == 0) lb::publish_status(status, tile, lb::kAggregate, tile_aggregate);
+      if (tile != 0) {
         prefix = pl::look_back<T>(status, tile, op, lane);
         if (lane == 0 && (tile & prefix_mask) == 0) {
           lb::publish_status(status, tile, lb::kPrefix, op(prefix, tile_aggregate));

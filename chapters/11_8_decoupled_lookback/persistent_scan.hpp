@@ -25,7 +25,7 @@ class PersistentScan {
  public:
   static constexpr std::size_t kTile = static_cast<std::size_t>(Warps) * 32 * Items;
   static constexpr std::size_t kSharedBytes = persistent_scan_shared_bytes<Warps, Items, Stages, T>();
-  static constexpr unsigned kThreads = (Warps + 1) * 32;
+  static constexpr unsigned kThreads = (Warps + 2) * 32;  // scan warps, the reducer, the producer
 
   /// Allocates (and zeroes, once) the workspace for scans of up to n elements; on a GPU, finds how many
   /// blocks fit at once.
