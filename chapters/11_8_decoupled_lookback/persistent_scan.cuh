@@ -46,13 +46,15 @@
 
 namespace lookback::pipeline {
 
-/// Scan warps, elements per thread and ring stages, tuned for sm_90 (H100); the benchmark sweeps
-/// others (bench/README.md). A tile is 32 * kWarps * kItems elements (16 KiB for both widths).
+/// Scan warps, elements per thread and ring stages, tuned for sm_90 (H100) by the sweep in
+/// plots/data/h100_persistent_sweep_2026-11-25.csv (the README's table). A tile is 32 * kWarps *
+/// kItems elements: 32 KiB of 4-byte values in 3 stages (one block of 10 warps per SM), 16 KiB of
+/// 8-byte values in 4 stages (two blocks of 6 warps per SM).
 template <class T>
 struct PersistentTuning {
-  static constexpr int kWarps = 4;
+  static constexpr int kWarps = sizeof(T) == 4 ? 8 : 4;
   static constexpr int kItems = sizeof(T) == 4 ? 32 : 16;
-  static constexpr int kStages = 4;
+  static constexpr int kStages = sizeof(T) == 4 ? 3 : 4;
 };
 
 // ---- barriers ------------------------------------------------------------------------------------
@@ -118,9 +120,9 @@ __device__ __forceinline__ void barrier_wait(unsigned long long* bar, unsigned p
 }
 
 #if defined(SCANLAB_PIPELINE_TMA)
-/// One arrival that also tells the barrier to expect `bytes` more from bulk copies this phase.
-__device__ __forceinline__ void barrier_arrive_expect_tx(unsigned long long* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
+/// Tells the barrier to expect `bytes` more from bulk copies in this phase (no arrival).
+__device__ __forceinline__ void barrier_expect_tx(unsigned long long* bar, unsigned bytes) {
+  asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(
                    static_cast<unsigned>(__cvta_generic_to_shared(bar))),
                "r"(bytes)
                : "memory");
@@ -150,6 +152,9 @@ __device__ __forceinline__ void scan_warps_sync(unsigned threads, unsigned long 
   parity ^= 1u;
 #endif
 }
+
+/// stage_tile value of a stage holding a wrongly guessed tile (see the producer): skip it.
+inline constexpr unsigned kSkipStage = 0xffffffffu;
 
 // ---- the look-back -------------------------------------------------------------------------------
 
@@ -236,33 +241,19 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
   if (warp == Warps + 1) {
     // ---- producer: tickets and copies, up to Stages tiles ahead of the scan warps -----------------
     const bool x_aligned = reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
-    for (unsigned round = 0;; ++round) {
-      const unsigned s = round % Stages;
-      pl::barrier_wait(&empty[s], ((round / Stages) & 1u) ^ 1u);  // its previous tile was read
-      unsigned tile = 0;
-      if (lane == 0) {
-        // Every block stops at its first ticket >= tiles, so a launch hands out tiles + gridDim.x
-        // tickets; whoever takes the last one rewinds the counter for the next launch.
-        const unsigned long long ticket = atomicAdd(status.counter, 1ull);
-        if (ticket == tiles + gridDim.x - 1ull) atomicExch(status.counter, 0ull);
-        tile = ticket < tiles ? static_cast<unsigned>(ticket) : tiles;
-        stage_tile[s] = tile;
-      }
-      tile = __shfl_sync(lb::kFullWarp, tile, 0);
-      if (tile >= tiles) {
-        if (lane == 0) pl::barrier_arrive(&full[s]);  // tells the scan warps to stop
-        return;
-      }
-      const std::size_t first = static_cast<std::size_t>(tile) * kTile;
+    // Starts copying tile `t` into stage `s`; the caller's later arrival on full[s] (after it wrote
+    // stage_tile[s]) completes the phase once the bytes have landed too.
+    const auto start_copy = [&](unsigned t, unsigned s) {
+      const std::size_t first = static_cast<std::size_t>(t) * kTile;
       lb::Chunk<T>* dst = stage_data + s * kTileChunks;
       const bool whole = first + kTile <= n;
 #if defined(SCANLAB_PIPELINE_TMA)
       if (whole && x_aligned) {
         if (lane == 0) {
-          pl::barrier_arrive_expect_tx(&full[s], kTileChunks * 16u);
+          pl::barrier_expect_tx(&full[s], kTileChunks * 16u);
           pl::bulk_load(dst, x + first, kTileChunks * 16u, &full[s]);
         }
-        continue;
+        return;
       }
 #endif
       // An ordinary copy by the warp's 32 lanes: without TMA, and for the last tile or a misaligned x.
@@ -282,7 +273,51 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 #endif
       __syncwarp();
-      if (lane == 0) pl::barrier_arrive(&full[s]);
+    };
+    // Every block stops at its first ticket >= tiles, so a launch hands out tiles + gridDim.x tickets;
+    // whoever takes the last one rewinds the counter for the next launch.
+    const auto take_ticket = [&] {
+      unsigned tile = 0;
+      if (lane == 0) {
+        const unsigned long long ticket = atomicAdd(status.counter, 1ull);
+        if (ticket == tiles + gridDim.x - 1ull) atomicExch(status.counter, 0ull);
+        tile = ticket < tiles ? static_cast<unsigned>(ticket) : tiles;
+      }
+      return __shfl_sync(lb::kFullWarp, tile, 0);
+    };
+    const auto publish_stage = [&](unsigned s, unsigned tile) {
+      if (lane == 0) {
+        stage_tile[s] = tile;
+        pl::barrier_arrive(&full[s]);
+      }
+    };
+    // Round 0 guesses its tile (blocks mostly start in order: tile blockIdx.x) and starts copying it
+    // before the ticket's round trip to L2. A wrong guess marks the stage kSkipStage (the other warps
+    // just hand it back) and the ticket's tile goes to the next stage.
+    unsigned tile = tiles;
+    bool have_ticket = false;
+    for (unsigned round = 0;; ++round) {
+      const unsigned s = round % Stages;
+      pl::barrier_wait(&empty[s], ((round / Stages) & 1u) ^ 1u);  // its previous tile was read
+      if (round == 0 && blockIdx.x < tiles) {
+        start_copy(blockIdx.x, s);
+        tile = take_ticket();
+        if (tile == blockIdx.x) {
+          publish_stage(s, tile);
+        } else {
+          publish_stage(s, pl::kSkipStage);
+          have_ticket = true;
+        }
+        continue;
+      }
+      if (!have_ticket) tile = take_ticket();
+      have_ticket = false;
+      if (tile >= tiles) {
+        publish_stage(s, tiles);  // tells the other warps to stop
+        return;
+      }
+      start_copy(tile, s);
+      publish_stage(s, tile);
     }
   }
 
@@ -310,7 +345,7 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
       }
       __syncwarp();
       if (lane == 0) pl::barrier_arrive(&reduced[s]);
-      if (tile >= tiles) return;
+      if (tile >= tiles && tile != pl::kSkipStage) return;
     }
   }
 
@@ -320,8 +355,15 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
   unsigned sync_parity = 0;
   for (unsigned round = 0;; ++round) {
     const unsigned s = round % Stages;
-    pl::barrier_wait(&reduced[s], (round / Stages) & 1u);  // (so its aggregate is out before our prefix)
+    const unsigned parity = (round / Stages) & 1u;
+    pl::barrier_wait(&full[s], parity);
     const unsigned tile = stage_tile[s];
+    if (tile == pl::kSkipStage) {  // hand the stage back (warp 0 once the reducer is done with it too)
+      if (warp == 0) pl::barrier_wait(&reduced[s], parity);
+      __syncwarp();
+      if (lane == 0) pl::barrier_arrive(&empty[s]);
+      continue;
+    }
     if (tile >= tiles) return;
 
     // 1. Read this warp's part of the tile out of the stage, striped (conflict-free 16-byte reads),
@@ -331,7 +373,9 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     const lb::Chunk<T>* src = stage_data + s * kTileChunks + warp * kSliceChunks;
     SCANLAB_UNROLL for (int v = 0; v < C; ++v) chunks[v] = src[v * 32 + lane];
     __syncwarp();
-    if (lane == 0) pl::barrier_arrive(&empty[s]);
+    // Warp 0 hands the stage back only after the reducer is done with it (step 3), so that it waits
+    // on each phase of `reduced` while that phase is the latest.
+    if (lane == 0 && warp != 0) pl::barrier_arrive(&empty[s]);
     T items[Items];
     lb::striped_to_blocked<Items>(chunks, slice, lane, items);
 
@@ -352,6 +396,8 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     // 3. Look back (warp 0; the reducer has published the aggregate, and tile 0's prefix), publish
     //    the prefix.
     if (warp == 0) {
+      pl::barrier_wait(&reduced[s], parity);  // the aggregate is out: our prefix must come after it
+      if (lane == 0) pl::barrier_arrive(&empty[s]);
       T prefix = Op::identity();
       if (tile != 0) {
         prefix = pl::look_back<T>(status, tile, op, lane);

@@ -46,14 +46,15 @@ fi
 
 if wants sanitize; then
   step "compute-sanitizer on scanlab_11_8 (ctest -R 11.8.sanitize)"
-  timeout 300 ctest --test-dir "$BUILD" -R '^11\.8\.sanitize' -j 8 --timeout 280 --output-on-failure >"$OUT/sanitize.log" 2>&1 \
+  timeout ${SANITIZE_TIMEOUT:-300} ctest --test-dir "$BUILD" -R '^11\.8\.sanitize' -j 8 --timeout 280 --output-on-failure >"$OUT/sanitize.log" 2>&1 \
     || fail "sanitize (see sanitize.log)"
   grep -E "tests passed|Failed|\*\*\*|Timeout" "$OUT/sanitize.log" | head -20
 fi
 
 if wants bench; then
   step "benchmark: memcpy, CUB, Thrust, 11.8 look-back, persistent; n = 2^10 .. 2^29, four types"
-  timeout 300 "$bench" --no-sections --min-log2 10 --max-log2 29 --types int32,float,int64,double \
+  timeout 330 "$bench" --no-sections --only persistent,decoupled_lookback,cub_inclusive_sum,thrust,memcpy \
+    --min-log2 10 --max-log2 29 --types int32,float,int64,double \
     --csv "$OUT/bench.csv" >"$OUT/bench.log" 2>&1 || fail "benchmark (see bench.log)"
   grep -E "FAILED" "$OUT/bench.log" | head -10
   sed -n '/persistent (median us)/,$p' "$OUT/bench.log"
