@@ -11,9 +11,11 @@
 ///   - the PRODUCER warp (the last warp): takes a tile number from the ticket counter, waits until a
 ///     stage of the ring is free, and starts one bulk copy of the tile into it; the copy completes on
 ///     the stage's `full` barrier. It runs up to kStages tiles ahead of the scan warps.
+///   - the REDUCER warp (warp Warps): as soon as a tile has landed, combines it in shared memory and
+///     publishes its aggregate (so tiles queued in a ring never hold up other tiles' look-backs);
 ///   - the SCAN warps (warps 0 .. Warps-1): wait for a stage's `full` barrier, read the tile out of
-///     shared memory into registers, hand the stage back at once (its `empty` barrier), scan the
-///     tile, publish its aggregate, look back (warp 0), publish its prefix, add and store.
+///     shared memory into registers, hand the stage back (its `empty` barrier; warp 0 once the
+///     reducer is done), scan the tile, look back (warp 0), publish its prefix, add and store.
 ///
 /// So the next tiles' loads are in flight while the scan warps wait for a look-back: the memory system
 /// never waits for the slowest part of a tile. Everything the book-style kernel keeps is kept: tile
@@ -26,12 +28,14 @@
 /// | stage barriers `full`, `empty`    | `mbarrier` in shared memory               | a counter + phase bit, atomics   |
 /// | tile into a stage                 | `cp.async.bulk` (complete_tx on `full`)   | the producer warp copies it      |
 /// | scan warps among themselves       | named barrier `bar.sync 1, 32*Warps`      | a counter + phase bit, atomics   |
-/// The last tile (partly past n) and misaligned inputs are always copied by the producer warp.
+/// The stages hold only whole 16-byte chunks below n, and nothing for a misaligned x: the warps read
+/// the rest of the last tile (and every tile of a misaligned x) from x directly.
 ///
 /// Contract: as decoupled_lookback.cuh (inclusive or exclusive, any n, in place allowed, any alignment;
 /// one workspace per stream at a time).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -153,7 +157,7 @@ __device__ __forceinline__ void scan_warps_sync(unsigned threads, unsigned long 
 #endif
 }
 
-/// stage_tile value of a stage holding a wrongly guessed tile (see the producer): skip it.
+/// Tile number of a stage holding a wrongly guessed tile (see the producer): skip it.
 inline constexpr unsigned kSkipStage = 0xffffffffu;
 
 // ---- the look-back -------------------------------------------------------------------------------
@@ -220,7 +224,10 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
   __shared__ unsigned long long reduced[Stages];  // the reducer has published the tile's aggregate
   __shared__ unsigned long long empty[Stages];  // every scan warp has read the stage
   __shared__ unsigned long long scan_barrier;   // emulated named barrier (no TMA)
-  __shared__ unsigned stage_tile[Stages];                  // which tile is in the stage (>= tiles: stop)
+  // What is in a stage: tile number (low half; >= tiles: stop) and how many of its 16-byte chunks the
+  // copy brought (high half; the rest, past n or misaligned, are read from x directly). Written and
+  // read with atomics: racecheck does not see the mbarriers order ordinary shared-memory accesses.
+  __shared__ unsigned long long stage_info[Stages];
   __shared__ T warp_totals[Warps];
   __shared__ T tile_exclusive;
   scanlab::trace_shared("warp_totals", warp_totals, Warps);
@@ -236,43 +243,48 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     pl::barrier_init(&scan_barrier, Warps * 32);
     pl::barrier_init_fence();
   }
-  __syncthreads();  // the last block-wide barrier: from here on the two roles run apart
+  __syncthreads();  // the last block-wide barrier: from here on the roles run apart
+
+  // The stage's tile number and chunk count (lane 0 reads, the warp gets them), and chunk c of a tile
+  // whose first `count` chunks are in `stage`: from there, else from x (elements past n: identity).
+  const auto read_stage_info = [&](unsigned s, unsigned& tile, unsigned& count) {
+    unsigned long long info = 0;
+    if (lane == 0) info = atomicAdd(&stage_info[s], 0ull);
+    info = __shfl_sync(lb::kFullWarp, info, 0);
+    tile = static_cast<unsigned>(info);
+    count = static_cast<unsigned>(info >> 32);
+  };
+  const auto chunk_at = [&](const lb::Chunk<T>* stage, unsigned tile, unsigned count, int c) {
+    if (static_cast<unsigned>(c) < count) return stage[c];
+    lb::Chunk<T> chunk;
+    const std::size_t i0 = static_cast<std::size_t>(tile) * kTile + static_cast<std::size_t>(c) * E;
+    for (int e = 0; e < E; ++e) chunk.v[e] = i0 + e < n ? x[i0 + e] : Op::identity();
+    return chunk;
+  };
 
   if (warp == Warps + 1) {
     // ---- producer: tickets and copies, up to Stages tiles ahead of the scan warps -----------------
     const bool x_aligned = reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
-    // Starts copying tile `t` into stage `s`; the caller's later arrival on full[s] (after it wrote
-    // stage_tile[s]) completes the phase once the bytes have landed too.
-    const auto start_copy = [&](unsigned t, unsigned s) {
+    // Starts copying tile `t` into stage `s` and returns how many chunks it copies: all of them,
+    // except for the last tile (only the whole chunks below n) and a misaligned x (none: the other
+    // warps read those from x). Only bulk copies write the stages on sm_90. The caller's arrival on
+    // full[s] completes the phase once the bytes have landed too.
+    const auto start_copy = [&](unsigned t, unsigned s) -> unsigned {
       const std::size_t first = static_cast<std::size_t>(t) * kTile;
+      unsigned count = 0;
+      if (x_aligned) count = static_cast<unsigned>(std::min<std::size_t>(kTileChunks, (n - first) / E));
+      if (count == 0) return 0;
       lb::Chunk<T>* dst = stage_data + s * kTileChunks;
-      const bool whole = first + kTile <= n;
 #if defined(SCANLAB_PIPELINE_TMA)
-      if (whole && x_aligned) {
-        if (lane == 0) {
-          pl::barrier_expect_tx(&full[s], kTileChunks * 16u);
-          pl::bulk_load(dst, x + first, kTileChunks * 16u, &full[s]);
-        }
-        return;
+      if (lane == 0) {
+        pl::barrier_expect_tx(&full[s], count * 16u);
+        pl::bulk_load(dst, x + first, count * 16u, &full[s]);
       }
-#endif
-      // An ordinary copy by the warp's 32 lanes: without TMA, and for the last tile or a misaligned x.
-      // Elements past n read as the identity.
-      for (int c = static_cast<int>(lane); c < kTileChunks; c += 32) {
-        const std::size_t i0 = first + static_cast<std::size_t>(c) * E;
-        if (whole && x_aligned) {
-          dst[c] = lb::load_chunk(x + i0);
-        } else {
-          lb::Chunk<T> chunk;
-          for (int e = 0; e < E; ++e) chunk.v[e] = i0 + e < n ? x[i0 + e] : Op::identity();
-          dst[c] = chunk;
-        }
-      }
-#if defined(SCANLAB_PIPELINE_TMA)
-      // (Ordinary stores to a stage a later bulk copy may overwrite: order them before it.)
-      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-#endif
+#else
+      for (unsigned c = lane; c < count; c += 32) dst[c] = lb::load_chunk(x + first + static_cast<std::size_t>(c) * E);
       __syncwarp();
+#endif
+      return count;
     };
     // Every block stops at its first ticket >= tiles, so a launch hands out tiles + gridDim.x tickets;
     // whoever takes the last one rewinds the counter for the next launch.
@@ -285,9 +297,9 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
       }
       return __shfl_sync(lb::kFullWarp, tile, 0);
     };
-    const auto publish_stage = [&](unsigned s, unsigned tile) {
+    const auto publish_stage = [&](unsigned s, unsigned tile, unsigned count) {
       if (lane == 0) {
-        stage_tile[s] = tile;
+        atomicExch(&stage_info[s], static_cast<unsigned long long>(count) << 32 | tile);
         pl::barrier_arrive(&full[s]);
       }
     };
@@ -300,12 +312,12 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
       const unsigned s = round % Stages;
       pl::barrier_wait(&empty[s], ((round / Stages) & 1u) ^ 1u);  // its previous tile was read
       if (round == 0 && blockIdx.x < tiles) {
-        start_copy(blockIdx.x, s);
+        const unsigned count = start_copy(blockIdx.x, s);
         tile = take_ticket();
         if (tile == blockIdx.x) {
-          publish_stage(s, tile);
+          publish_stage(s, tile, count);
         } else {
-          publish_stage(s, pl::kSkipStage);
+          publish_stage(s, pl::kSkipStage, count);
           have_ticket = true;
         }
         continue;
@@ -313,11 +325,11 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
       if (!have_ticket) tile = take_ticket();
       have_ticket = false;
       if (tile >= tiles) {
-        publish_stage(s, tiles);  // tells the other warps to stop
+        publish_stage(s, tiles, 0);  // tells the other warps to stop
         return;
       }
-      start_copy(tile, s);
-      publish_stage(s, tile);
+      const unsigned count = start_copy(tile, s);
+      publish_stage(s, tile, count);
     }
   }
 
@@ -331,12 +343,14 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     for (unsigned round = 0;; ++round) {
       const unsigned s = round % Stages;
       pl::barrier_wait(&full[s], (round / Stages) & 1u);
-      const unsigned tile = stage_tile[s];
+      unsigned tile = 0, count = 0;
+      read_stage_info(s, tile, count);
       if (tile < tiles) {
         const lb::Chunk<T>* src = stage_data + s * kTileChunks;
         T total = Op::identity();
         SCANLAB_UNROLL for (int row = 0; row < kTileChunks / 32; ++row) {
-          const lb::Chunk<T> c = src[row * 32 + lane];
+          const int k = row * 32 + static_cast<int>(lane);
+          const lb::Chunk<T> c = count == kTileChunks ? src[k] : chunk_at(src, tile, count, k);
           T v = c.v[0];
           SCANLAB_UNROLL for (int e = 1; e < E; ++e) v = op(v, c.v[e]);
           total = op(total, __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0));
@@ -357,7 +371,8 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     const unsigned s = round % Stages;
     const unsigned parity = (round / Stages) & 1u;
     pl::barrier_wait(&full[s], parity);
-    const unsigned tile = stage_tile[s];
+    unsigned tile = 0, count = 0;
+    read_stage_info(s, tile, count);
     if (tile == pl::kSkipStage) {  // hand the stage back (warp 0 once the reducer is done with it too)
       if (warp == 0) pl::barrier_wait(&reduced[s], parity);
       __syncwarp();
@@ -370,8 +385,11 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     //    and give the stage back to the producer at once; transpose in the warp's own slice.
     constexpr int C = Items / E;
     lb::Chunk<T> chunks[C];
-    const lb::Chunk<T>* src = stage_data + s * kTileChunks + warp * kSliceChunks;
-    SCANLAB_UNROLL for (int v = 0; v < C; ++v) chunks[v] = src[v * 32 + lane];
+    const lb::Chunk<T>* src = stage_data + s * kTileChunks;
+    SCANLAB_UNROLL for (int v = 0; v < C; ++v) {
+      const int k = static_cast<int>(warp) * kSliceChunks + v * 32 + static_cast<int>(lane);
+      chunks[v] = count == kTileChunks ? src[k] : chunk_at(src, tile, count, k);
+    }
     __syncwarp();
     // Warp 0 hands the stage back only after the reducer is done with it (step 3), so that it waits
     // on each phase of `reduced` while that phase is the latest.

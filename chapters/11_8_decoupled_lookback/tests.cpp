@@ -192,7 +192,7 @@ TEST(Section11_8, PersistentHundredLaunchesOnOneWorkspace) {
       r.type = type;
       r.persistent = true;
       r.max_blocks = blocks;
-      r.n = on_gpu() ? (std::size_t{1} << 22) + 3 : 12 * persistent_tile_items(type) + 3;
+      r.n = on_gpu() ? (std::size_t{1} << 22) + 3 : 6 * persistent_tile_items(type) + 3;
       r.launches = on_gpu() || blocks == 0 ? 100 : 20;
       EXPECT_EQ(repeated_launches(r), "") << "at most " << blocks << " blocks (0: as many as fit)";
     }
