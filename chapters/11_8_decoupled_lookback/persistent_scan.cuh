@@ -227,7 +227,8 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
   // What is in a stage: tile number (low half; >= tiles: stop) and how many of its 16-byte chunks the
   // copy brought (high half; the rest, past n or misaligned, are read from x directly). Written and
   // read with atomics: racecheck does not see the mbarriers order ordinary shared-memory accesses.
-  __shared__ unsigned long long stage_info[Stages];
+  __shared__ unsigned stage_tile[Stages];
+  __shared__ unsigned stage_count[Stages];
   __shared__ T warp_totals[Warps];
   __shared__ T tile_exclusive;
   scanlab::trace_shared("warp_totals", warp_totals, Warps);
@@ -248,11 +249,12 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
   // The stage's tile number and chunk count (lane 0 reads, the warp gets them), and chunk c of a tile
   // whose first `count` chunks are in `stage`: from there, else from x (elements past n: identity).
   const auto read_stage_info = [&](unsigned s, unsigned& tile, unsigned& count) {
-    unsigned long long info = 0;
-    if (lane == 0) info = atomicAdd(&stage_info[s], 0ull);
-    info = __shfl_sync(lb::kFullWarp, info, 0);
-    tile = static_cast<unsigned>(info);
-    count = static_cast<unsigned>(info >> 32);
+    if (lane == 0) {
+      tile = atomicAdd(&stage_tile[s], 0u);
+      count = atomicAdd(&stage_count[s], 0u);
+    }
+    tile = __shfl_sync(lb::kFullWarp, tile, 0);
+    count = __shfl_sync(lb::kFullWarp, count, 0);
   };
   const auto chunk_at = [&](const lb::Chunk<T>* stage, unsigned tile, unsigned count, int c) {
     if (static_cast<unsigned>(c) < count) return stage[c];
@@ -299,7 +301,8 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     };
     const auto publish_stage = [&](unsigned s, unsigned tile, unsigned count) {
       if (lane == 0) {
-        atomicExch(&stage_info[s], static_cast<unsigned long long>(count) << 32 | tile);
+        atomicExch(&stage_count[s], count);
+        atomicExch(&stage_tile[s], tile);
         pl::barrier_arrive(&full[s]);
       }
     };
@@ -348,12 +351,15 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
       if (tile < tiles) {
         const lb::Chunk<T>* src = stage_data + s * kTileChunks;
         T total = Op::identity();
-        SCANLAB_UNROLL for (int row = 0; row < kTileChunks / 32; ++row) {
-          const int k = row * 32 + static_cast<int>(lane);
-          const lb::Chunk<T> c = count == kTileChunks ? src[k] : chunk_at(src, tile, count, k);
+        const auto add_row = [&](const lb::Chunk<T>& c) {
           T v = c.v[0];
           SCANLAB_UNROLL for (int e = 1; e < E; ++e) v = op(v, c.v[e]);
           total = op(total, __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0));
+        };
+        if (count == kTileChunks) {  // (the branch outside the loops: the common case stays lean)
+          SCANLAB_UNROLL for (int row = 0; row < kTileChunks / 32; ++row) add_row(src[row * 32 + lane]);
+        } else {
+          for (int row = 0; row < kTileChunks / 32; ++row) add_row(chunk_at(src, tile, count, row * 32 + lane));
         }
         if (lane == 0) lb::publish_status(status, tile, tile == 0 ? lb::kPrefix : lb::kAggregate, total);
       }
@@ -386,9 +392,11 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     constexpr int C = Items / E;
     lb::Chunk<T> chunks[C];
     const lb::Chunk<T>* src = stage_data + s * kTileChunks;
-    SCANLAB_UNROLL for (int v = 0; v < C; ++v) {
-      const int k = static_cast<int>(warp) * kSliceChunks + v * 32 + static_cast<int>(lane);
-      chunks[v] = count == kTileChunks ? src[k] : chunk_at(src, tile, count, k);
+    const int k0 = static_cast<int>(warp) * kSliceChunks + static_cast<int>(lane);
+    if (count == kTileChunks) {
+      SCANLAB_UNROLL for (int v = 0; v < C; ++v) chunks[v] = src[k0 + v * 32];
+    } else {
+      SCANLAB_UNROLL for (int v = 0; v < C; ++v) chunks[v] = chunk_at(src, tile, count, k0 + v * 32);
     }
     __syncwarp();
     // Warp 0 hands the stage back only after the reducer is done with it (step 3), so that it waits
