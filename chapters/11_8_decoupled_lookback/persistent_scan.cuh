@@ -54,11 +54,19 @@ namespace lookback::pipeline {
 /// plots/data/h100_persistent_sweep_2026-11-25.csv (the README's table). A tile is 32 * kWarps *
 /// kItems elements: 32 KiB of 4-byte values in 3 stages (one block of 10 warps per SM), 16 KiB of
 /// 8-byte values in 4 stages (two blocks of 6 warps per SM).
+/// On the cpu backend a smaller block (2 scan warps, 2 stages): the same code, with fewer threads
+/// spinning on emulated barriers and smaller tiles for the tests' sizes.
 template <class T>
 struct PersistentTuning {
+#if defined(SCANLAB_BACKEND_CPU)
+  static constexpr int kWarps = 2;
+  static constexpr int kItems = sizeof(T) == 4 ? 32 : 16;
+  static constexpr int kStages = 2;
+#else
   static constexpr int kWarps = sizeof(T) == 4 ? 8 : 4;
   static constexpr int kItems = sizeof(T) == 4 ? 32 : 16;
   static constexpr int kStages = sizeof(T) == 4 ? 3 : 4;
+#endif
 };
 
 // ---- barriers ------------------------------------------------------------------------------------
@@ -356,11 +364,25 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
           SCANLAB_UNROLL for (int e = 1; e < E; ++e) v = op(v, c.v[e]);
           total = op(total, __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0));
         };
+#if defined(SCANLAB_BACKEND_CPU)
+        // The emulator: lane l combines its own run of consecutive chunks, then one in-order warp
+        // reduction (the same result; far fewer warp rendezvous, which cost the emulator most). On a
+        // GPU such runs would read shared memory with 8-way bank conflicts, hence the rows.
+        (void)add_row;
+        constexpr int kRun = kTileChunks / 32;
+        T v = Op::identity();
+        for (int j = 0; j < kRun; ++j) {
+          const lb::Chunk<T> c = chunk_at(src, tile, count, static_cast<int>(lane) * kRun + j);
+          for (int e = 0; e < E; ++e) v = op(v, c.v[e]);
+        }
+        total = __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0);
+#else
         if (count == kTileChunks) {  // (the branch outside the loops: the common case stays lean)
           SCANLAB_UNROLL for (int row = 0; row < kTileChunks / 32; ++row) add_row(src[row * 32 + lane]);
         } else {
           for (int row = 0; row < kTileChunks / 32; ++row) add_row(chunk_at(src, tile, count, row * 32 + lane));
         }
+#endif
         if (lane == 0) lb::publish_status(status, tile, tile == 0 ? lb::kPrefix : lb::kAggregate, total);
       }
       __syncwarp();
