@@ -566,6 +566,7 @@ SECTION_FIGURES = {
         ("copy", ["memcpy"]),
     ]),
     "decoupled_lookback_bandwidth": ("Decoupled look-back (11.8) against the domino scan, CUB, Thrust and a copy", "int32", [
+        ("11.8 persistent pipelined (TMA)", ["11.8/persistent_pipelined", "persistent"]),
         ("11.8 decoupled look-back", ["11.8/decoupled_lookback", "decoupled_lookback"]),
         ("11.7 single pass", ["11.7/single_pass"]),
         ("CUB InclusiveSum", ["cub_inclusive_sum"]),
