@@ -2,6 +2,7 @@
 end-to-end check in tools/README.md; it needs a build, so it is not a ctest test):
 
     python3 tools/scanlab_lab/tests/class_submissions.py ROOT OUT_DIR PORT
+    python3 tools/scanlab_lab/tests/class_submissions.py --check build/grade/class/gradebook.csv OUT_DIR-expected.json
 
 Each is the solution or the stub with a small change; expected.json says what each must score
 (points of 11.1, or "error"/"invalid"). The hostile ones try their attack once per test program and
@@ -100,22 +101,45 @@ def main(root, out, port):
     folder("broken_type", solution.replace("y[0] = x[0];", "y[0] = x;"), 0)
     folder("include_solution", solution.replace(HOOK, HOOK + f'#include "../../solutions/{FOLDER}/{FILE}"\n', 1)
            .replace('#include "scanlab/kernel.hpp"', '#include "scanlab/kernel.hpp"'), 0)
-    # A hanging kernel (a spin the emulator's watchdog ends): every test fails.
-    folder("hangs", solution.replace(HOOK, HOOK + "  volatile int stop = 0;\n  while (stop == 0) {}\n"), 0)
-    # Hostile, contained: scores as the correct kernel it wraps (flood: its output is cut, it passes too).
+    # A hanging inclusive scan (a spin the emulator's watchdog ends): the 22 tests that run an inclusive
+    # scan fail (21 + the book's example and the operator count), the 20 exclusive ones pass: 4.8.
+    folder("hangs", solution.replace(HOOK, HOOK + "  volatile int stop = 0;\n  while (stop == 0) {}\n"), 4.8)
+    # Hostile, contained: scores as the correct kernel it wraps, but for what the attack itself breaks.
     for name, code in ATTACKS.items():
         code = code.replace("@ROOT@", root).replace("@PORT@", str(port))
         attack = (HOOK + "  {\n    static bool tried = false; static bool bad = false;\n    if (!tried) {\n      tried = true;"
                   + code + "\n    }\n    if (bad && n > 0) { y[0] = x[0]; for (std::size_t i = 1; i < n; ++i) y[i] = x[i]; return; }\n  }\n")
         text = solution.replace("#include <cstddef>\n", "#include <cstddef>\n" + HEADERS, 1).replace(HOOK, attack)
-        # forever: its spinner keeps the first test's output open, so that test times out (41 of 42).
-        folder(f"hostile_{name}", text, 9.8 if name == "forever" else 10)
+        # forever: its spinner keeps the first test's output open, so that test times out (41 of 42);
+        # flood: every test that runs the inclusive scan prints 2 GiB, is cut at 1 MiB and fails (as hangs).
+        folder(f"hostile_{name}", text, {"forever": 9.8, "flood": 4.8}.get(name, 10))
     shutil.rmtree(tmp, ignore_errors=True)
     with open(os.path.join(out, "..", os.path.basename(out) + "-expected.json"), "w") as f:
         json.dump(expected, f, indent=2)
     return expected
 
 
+def check(gradebook, expected_path) -> int:
+    """Compares build/grade/class/gradebook.csv with the expected points; prints each mismatch."""
+    import csv
+    with open(expected_path) as f:
+        expected = json.load(f)
+    with open(gradebook, newline="") as f:
+        rows = {r["student"]: r for r in csv.DictReader(f)}
+    bad = 0
+    for name, want in expected.items():
+        r = rows.get(name)
+        got = None if r is None else ("invalid" if r["status"] == "invalid submission" else
+                                      "error" if r["status"] in ("error", "timed out") else float(r["total"]))
+        ok = got == want if isinstance(want, str) else got is not None and not isinstance(got, str) and abs(got - want) < 0.05
+        print(f"{'ok ' if ok else 'BAD'} {name}: expected {want}, got {got}" + (f" ({r['status']})" if r else ""))
+        bad += not ok
+    print(f"{len(expected) - bad} of {len(expected)} as expected")
+    return 1 if bad else 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--check":  # --check GRADEBOOK EXPECTED_JSON
+        sys.exit(check(sys.argv[2], sys.argv[3]))
     e = main(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), int(sys.argv[3]))
     print(f"{len(e)} submissions")
