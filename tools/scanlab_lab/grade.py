@@ -145,7 +145,7 @@ class Grading:
             for c in mine:
                 if c.result == "failed":
                     d = diagnose.diagnose(c.name, c.output, statuses.get(c.name, "Failed"), c.time_s)
-                    failed.append({"name": c.name, "why": self.student_text(d.why), "kind": d.kind})
+                    failed.append({"name": c.name, "why": clip(self.student_text(d.why)), "kind": d.kind})
             if b["status"] == "build-failed":
                 failed.append({"name": f"{section.id}.exercise.build", "kind": "build error",
                                "why": b["error"] or "the exercise does not compile"})
@@ -246,6 +246,14 @@ def gpu_present() -> bool:
     except (OSError, subprocess.SubprocessError):
         return False
     return "GPU" in out
+
+
+def clip(text, keep=3000):
+    """A diagnosis of at most about 2 * keep characters: its start and its end (where a flood of output
+    that was cut says so), not megabytes of a test's output in the JSON and JUnit files."""
+    if len(text) <= 2 * keep + 200:
+        return text
+    return f"{text[:keep]}\n[... {len(text) - 2 * keep} characters left out ...]\n{text[-keep:]}"
 
 
 def rel(path, root):

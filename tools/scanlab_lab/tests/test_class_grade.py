@@ -86,3 +86,15 @@ class Submissions(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Clip(unittest.TestCase):
+    def test_a_flood_keeps_its_start_and_end(self):
+        from scanlab_lab import grade
+        text = "first line\n" + "x" * 1000000 + "\n[lab] the test printed more than 1048576 bytes"
+        short = grade.clip(text)
+        self.assertLess(len(short), 7000)
+        self.assertTrue(short.startswith("first line"))
+        self.assertTrue(short.endswith("more than 1048576 bytes"))
+        self.assertIn("characters left out", short)
+        self.assertEqual(grade.clip("short"), "short")
