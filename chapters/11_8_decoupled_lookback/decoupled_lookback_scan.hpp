@@ -1,6 +1,6 @@
 /// \file decoupled_lookback_scan.hpp
 /// \brief Section 11.8: the host side of the decoupled look-back scan: its workspace (ticket counter
-/// and tile statuses), the launch epoch, and the one launch. Used by launch.inc (both backends) and
+/// and tile statuses), the launch epoch, and the one launch. Used by launch.cpp (both backends) and
 /// by the benchmark (cuda), which instantiates it with other tile shapes. You do not need to change
 /// this file.
 #pragma once

@@ -1,12 +1,13 @@
 # Runs a section's grading tests built against a mutant (a known-wrong kernel) and succeeds only if
 # they fail it: exit status 1 with at least one failed test. A crash or a hang is not a clean catch:
 # the grader must report a wrong kernel as a failed test, not die. Usage:
-#   cmake -DTEST_EXE=<test program> -DMUTANT=<section/name> [-DTIMEOUT=<seconds>] [-DEXPECT_FILE=<file>]
+#   cmake -DTEST_EXE=<test program> -DMUTANT=<section/name> [-DTIMEOUT=<seconds>] [-DPATCH=<file>]
 #         -P expect_caught.cmake
 # TIMEOUT is the test's own ctest timeout (SCANLAB_TEST_TIMEOUT: longer under the sanitizer presets).
-# EXPECT_FILE, if that file exists (mutants/<name>/EXPECT), holds a regular expression that the
-# failing tests' messages must match: not only that the grader fails the bug, but that it says what a
-# student needs to hear (a race, a deadlock at a barrier, a spin the watchdog ended, ...).
+# PATCH is the mutant's patch (chapters/<DIR>/mutants/<name>.patch). If its preamble has a line
+# `EXPECT: <regex>`, the failing tests' messages must match that regular expression: not only that the
+# grader fails the bug, but that it says what a student needs to hear (a race, a deadlock at a
+# barrier, a spin the watchdog ended, ...).
 if(NOT DEFINED TIMEOUT)
   set(TIMEOUT 600)
 endif()
@@ -16,11 +17,20 @@ string(REGEX MATCHALL "\\[  FAILED  \\] [^\n]*" failed "${out}")
 list(LENGTH failed failed_count)
 if(rc EQUAL 1 AND failed_count GREATER 0)
   list(GET failed 0 first)
-  if(DEFINED EXPECT_FILE AND EXISTS "${EXPECT_FILE}")
-    file(STRINGS "${EXPECT_FILE}" expect LIMIT_COUNT 1)
+  set(expect "")
+  if(DEFINED PATCH)
+    # The preamble: the lines before the diff's first "--- " line.
+    file(READ "${PATCH}" text)
+    string(FIND "\n${text}" "\n--- " diff_start)
+    string(SUBSTRING "\n${text}" 0 ${diff_start} preamble)
+    if(preamble MATCHES "\nEXPECT: ([^\n]*)")
+      set(expect "${CMAKE_MATCH_1}")
+    endif()
+  endif()
+  if(NOT expect STREQUAL "")
     if(NOT "${out}\n${err}" MATCHES "${expect}")
       message(FATAL_ERROR "mutant ${MUTANT} was failed, but no message says what is wrong: none matches "
-                          "'${expect}' (${EXPECT_FILE}).\n${out}\n${err}")
+                          "'${expect}' (${PATCH}).\n${out}\n${err}")
     endif()
     message(STATUS "mutant ${MUTANT} caught by ${failed_count} failing test lines, saying '${expect}'")
   else()

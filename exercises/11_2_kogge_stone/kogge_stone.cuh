@@ -26,10 +26,7 @@
 /// - Work, per full section of S = 2^k elements: S log2 S - (S - 1) applications of `op` (9217 for
 ///   S = 1024) for Fig. 11.3 and its double-buffered form (the warp-shuffle kernel: see there), plus
 ///   one for the total of an exclusive section when `block_sums` is set.
-///
-/// (An include guard rather than `#pragma once`, as in warp_scan.cuh.)
-#ifndef SCANLAB_11_2_KOGGE_STONE_CUH
-#define SCANLAB_11_2_KOGGE_STONE_CUH
+#pragma once
 
 #include <cstddef>
 
@@ -150,5 +147,3 @@ __global__ void kogge_stone_warp_shuffle_scan_kernel(const T* x, T* y, std::size
 }
 
 }  // namespace scanlab::s11_2
-
-#endif  // SCANLAB_11_2_KOGGE_STONE_CUH

@@ -1,16 +1,12 @@
 /// \file hierarchical_host.hpp
 /// \brief Section 11.6: the host side of the hierarchical scan. It allocates the block-sum arrays,
 /// launches the three steps, and recurses when the block sums are longer than one section, so it
-/// scans any n that fits in device memory. Compiled once per backend (included by launch.inc).
+/// scans any n that fits in device memory. Compiled once per backend (included by launch.cpp).
 ///
 /// The in-block scan of step 1 is a template parameter, a "section scan" (see SectionScan below),
 /// so the same host code runs on top of the Kogge-Stone, Brent-Kung and coarsened kernels of
 /// sections 11.2-11.5 (the book uses the coarsened three-phase kernel, Sec. 11.5).
-///
-/// (An include guard rather than `#pragma once`: a copy of this file in an exercise or mutant folder
-/// that launch.inc includes first must replace this one, not be defined next to it.)
-#ifndef SCANLAB_11_6_HIERARCHICAL_HOST_HPP
-#define SCANLAB_11_6_HIERARCHICAL_HOST_HPP
+#pragma once
 
 #include <algorithm>
 #include <cstddef>
@@ -20,7 +16,7 @@
 
 namespace scanlab::s11_6 {
 
-/// What the hierarchical scan needs from an in-block kernel (chapters/11_6_hierarchical/launch.inc
+/// What the hierarchical scan needs from an in-block kernel (chapters/11_6_hierarchical/launch.cpp
 /// adapts the kernels of sections 11.2-11.5 to it):
 ///
 ///     struct SomeSectionScan {
@@ -91,5 +87,3 @@ struct Hierarchical {
 };
 
 }  // namespace scanlab::s11_6
-
-#endif  // SCANLAB_11_6_HIERARCHICAL_HOST_HPP

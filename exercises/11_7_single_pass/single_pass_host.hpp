@@ -1,12 +1,8 @@
 /// \file single_pass_host.hpp
 /// \brief Section 11.7: the host side of the single-pass scan: the counter, flags and running totals
 /// the blocks synchronize through, reset before every launch, and the one launch. Compiled once per
-/// backend (included by launch.inc). You do not need to change this file.
-///
-/// (An include guard rather than `#pragma once`: a copy of this file in an exercise or mutant folder
-/// that launch.inc includes first must replace this one, not be defined next to it.)
-#ifndef SCANLAB_11_7_SINGLE_PASS_HOST_HPP
-#define SCANLAB_11_7_SINGLE_PASS_HOST_HPP
+/// backend (included by launch.cpp). You do not need to change this file.
+#pragma once
 
 #include <cstddef>
 
@@ -53,5 +49,3 @@ struct SinglePass {
 };
 
 }  // namespace scanlab::s11_7
-
-#endif  // SCANLAB_11_7_SINGLE_PASS_HOST_HPP

@@ -5,11 +5,7 @@
 /// shared memory and no `__syncthreads()`; only the warps' totals go through shared memory.
 ///
 /// Later sections include this file for `warp_inclusive_scan` and `block_inclusive_scan_by_warps`.
-///
-/// (An include guard rather than `#pragma once`: a copy of this file in an exercise or mutant folder
-/// that is included first must replace this one, not be defined next to it.)
-#ifndef SCANLAB_11_2_WARP_SCAN_CUH
-#define SCANLAB_11_2_WARP_SCAN_CUH
+#pragma once
 
 #include "scanlab/kernel.hpp"
 
@@ -70,5 +66,3 @@ __device__ __forceinline__ T block_inclusive_scan_by_warps(T value, Op op, T* wa
 }
 
 }  // namespace scanlab::s11_2
-
-#endif  // SCANLAB_11_2_WARP_SCAN_CUH

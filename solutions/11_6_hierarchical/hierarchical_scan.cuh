@@ -16,11 +16,7 @@
 /// (the identity for b = 0). Step 3 reads and writes every element anyway, so the shift costs no
 /// extra global memory traffic; it only stages the section in shared memory, so that no thread
 /// overwrites y[i-1] before the thread that needs it has read it.
-///
-/// (An include guard rather than `#pragma once`: a copy of this file in an exercise or mutant folder
-/// that launch.inc includes first must replace this one, not be defined next to it.)
-#ifndef SCANLAB_11_6_HIERARCHICAL_SCAN_CUH
-#define SCANLAB_11_6_HIERARCHICAL_SCAN_CUH
+#pragma once
 
 #include <cstddef>
 
@@ -62,5 +58,3 @@ __global__ void add_block_sums_kernel(T* y, const T* S, std::size_t n, std::size
   }
   // TODO(student) end
 }
-
-#endif  // SCANLAB_11_6_HIERARCHICAL_SCAN_CUH

@@ -19,11 +19,7 @@
 /// The section scan inside the block is the coarsened scan of Sec. 11.5 with 11.2's warp-shuffle
 /// block scan as its middle phase: each thread scans kItems consecutive elements in registers, the
 /// block scans the threads' totals (s11_2::block_inclusive_scan_by_warps), and each thread combines.
-///
-/// (An include guard rather than `#pragma once`: a copy of this file in an exercise or mutant folder
-/// that launch.inc includes first must replace this one, not be defined next to it.)
-#ifndef SCANLAB_11_7_SINGLE_PASS_SCAN_CUH
-#define SCANLAB_11_7_SINGLE_PASS_SCAN_CUH
+#pragma once
 
 #include <cstddef>
 
@@ -134,5 +130,3 @@ __global__ void single_pass_scan_kernel(const T* x, T* y, std::size_t n, Op op, 
 }
 
 }  // namespace scanlab::s11_7
-
-#endif  // SCANLAB_11_7_SINGLE_PASS_SCAN_CUH

@@ -1,7 +1,7 @@
-// scanlab_bench: section 11.8 for int64 elements (see lookback.inl).
+// scanlab_bench: section 11.8 for int64 elements (see lookback.hpp).
 #include <cstdint>
 
-#include "lookback.inl"
+#include "lookback.hpp"
 
 namespace scanlab::bench {
 Contenders lookback_contenders_int64(bool sweep, unsigned spin_ns) { return make_lookback<std::int64_t>(sweep, spin_ns); }

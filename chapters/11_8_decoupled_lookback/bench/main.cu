@@ -34,7 +34,7 @@
 #include "scanlab/report.hpp"
 #include "scanlab/verify.hpp"
 
-// The section tables CMake linked in (it passes each section's namespace, read from its CMakeLists).
+// The section tables CMake linked in (it passes each section's namespace, as its scanlab_add_section declared it).
 #if defined(SCANLAB_BENCH_NS_11_6)
 namespace scanlab::SCANLAB_BENCH_NS_11_6 {
 SCANLAB_EXPORT AlgorithmTable algorithms_cuda();

@@ -6,30 +6,33 @@
 /// It provides the scan operators (scanlab/ops.hpp), `SCANLAB_HD` for functions used on host and
 /// device, `scanlab::dynamic_shared<T>()` for dynamic shared memory, and `scanlab::trace_shared()`
 /// to let the cpu backend print a shared array after every barrier (`--trace`).
+///
+/// The backend is set by the build, per kernel library: scanlab_kernel_library (common/cmake/
+/// scanlab.cmake) compiles the cuda library with SCANLAB_BACKEND_CUDA=1 (nvcc) and the cpu library
+/// with SCANLAB_BACKEND_CPU=1 (the host compiler). So the order of includes carries no meaning.
 #pragma once
 
-#if defined(SCANLAB_OPS_INCLUDED)
-// ops.hpp decides at inclusion whether operator calls are counted, which needs the backend chosen here.
-#error "include scanlab/kernel.hpp before scanlab/ops.hpp (or any header that includes it)"
+#if defined(SCANLAB_BACKEND_CUDA) && defined(SCANLAB_BACKEND_CPU)
+#error "SCANLAB_BACKEND_CUDA and SCANLAB_BACKEND_CPU are both defined: a kernel library has one backend"
+#elif defined(SCANLAB_BACKEND_CUDA)
+#if !defined(__CUDACC__)
+#error "SCANLAB_BACKEND_CUDA=1 is for nvcc; the host compiler builds the cpu backend (SCANLAB_BACKEND_CPU=1)"
 #endif
-
-#if defined(__CUDACC__)
 #include <cuda_runtime.h>
 #include <cassert>
 #include <cstdio>
 /// Compiled by nvcc: kernels run on a GPU.
-#define SCANLAB_BACKEND_CUDA 1
 #define SCANLAB_BACKEND_NAME cuda
-#else
+#elif defined(SCANLAB_BACKEND_CPU)
 #include "scanlab/emu/cuda_shim.hpp"
 /// Compiled by the host compiler: kernels run on scanlab's SIMT emulator.
-#define SCANLAB_BACKEND_CPU 1
 #define SCANLAB_BACKEND_NAME cpu
+#else
+#error "kernel code needs a backend: compile it with -DSCANLAB_BACKEND_CPU=1 or -DSCANLAB_BACKEND_CUDA=1 (scanlab_kernel_library in common/cmake/scanlab.cmake does)"
 #endif
 
-/// For small functions called from kernels and from host code alike (operators, index helpers).
-#define SCANLAB_HD __host__ __device__ __forceinline__
-
+// SCANLAB_HD, for small functions called from kernels and from host code alike (operators, index
+// helpers), comes from ops.hpp.
 #include "scanlab/ops.hpp"
 
 namespace scanlab {

@@ -2,7 +2,7 @@
 /// \brief The host side of a kernel library: device buffers, the one kernel-launch wrapper, timers,
 /// and `run_scan`, which turns an algorithm class into a type-erased RunFn (upload, poison, run,
 /// download, time). Compiled once per backend from the same source, like the kernels: a section's
-/// `launch.inc` includes this and its kernel headers, and never `<<< >>>` or cudaMalloc directly.
+/// `launch.cpp` includes this and its kernel headers, and never `<<< >>>` or cudaMalloc directly.
 #pragma once
 
 #include <algorithm>
@@ -14,13 +14,10 @@
 #include <type_traits>
 #include <utility>
 
-// kernel.hpp first: it picks the backend, which decides whether ops.hpp counts operator calls.
-#include "scanlab/kernel.hpp"
-// (blank line keeps clang-format from sorting it below the others)
-
 #include "scanlab/algorithm.hpp"
 #include "scanlab/dispatch.hpp"
 #include "scanlab/error.hpp"
+#include "scanlab/kernel.hpp"
 #include "scanlab/memory.hpp"
 
 #if defined(SCANLAB_BACKEND_CPU)

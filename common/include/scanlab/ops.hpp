@@ -24,18 +24,19 @@
 
 #include "scanlab/types.hpp"
 
-/// Set once ops.hpp is in; kernel.hpp refuses to come after it (see there).
-#define SCANLAB_OPS_INCLUDED 1
-
-#if !defined(SCANLAB_HD)
+/// For small functions called from kernels and from host code alike (operators, index helpers).
 #if defined(__CUDACC__)
 #define SCANLAB_HD __host__ __device__ __forceinline__
 #else
 #define SCANLAB_HD inline
 #endif
-#endif
 
+// Counting is on in the cpu backend's kernel libraries only (SCANLAB_BACKEND_CPU=1, set by the build
+// per target: see scanlab/kernel.hpp); host code and the cuda backend do not count.
 #if defined(SCANLAB_BACKEND_CPU)
+namespace scanlab::emu::detail {
+void count_op();  // the emulator's counter (declared with the rest in scanlab/emu/cuda_shim.hpp)
+}  // namespace scanlab::emu::detail
 #define SCANLAB_COUNT_OP() ::scanlab::emu::detail::count_op()
 #else
 #define SCANLAB_COUNT_OP() static_cast<void>(0)

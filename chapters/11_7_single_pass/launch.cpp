@@ -1,0 +1,68 @@
+// Section 11.7: the algorithm tables of the single-pass scan, and the repeated-launch entry point the
+// tests use. Compiled once per backend (nvcc for cuda, the host compiler for cpu) from this one
+// source. You do not need to change this file.
+#include "algorithms.hpp"
+#include "scanlab/launcher.hpp"
+#include "single_pass_host.hpp"
+#include "single_pass_scan.cuh"
+
+namespace scanlab::s11_7 {
+namespace {
+
+/// The program's single-pass scan: 512 threads x 8 elements = sections of 4096 (as 11.6's default).
+using Default = SinglePass<512, 8>;
+template <class T, class Op>
+using SinglePassScan = Default::Scan<T, Op>;
+/// The same kernel with blockIdx.x as the section number: correct only while blocks start in order.
+template <class T, class Op>
+using StaticIndexScan = SinglePass<512, 8, BlockIndex::block_idx_x>::Scan<T, Op>;
+/// Test only: sections of 256 (32 threads x 8), long chains for little work.
+template <class T, class Op>
+using SmallSectionsScan = SinglePass<32, 8>::Scan<T, Op>;
+
+const Algorithm kAlgorithms[] = {
+    {"single_pass", "one kernel: scan 4096-element sections, pass running totals block to block (domino)",
+     "Sec. 11.7", 0, &run_scan<SinglePassScan>},
+#if defined(SCANLAB_BACKEND_CPU)
+    // Not on a GPU, where it can hang: it is here to watch it fail with --block-order reverse.
+    {"single_pass_static_index",
+     "cpu only: the same with blockIdx.x as section number; deadlocks if blocks start out of order",
+     "Sec. 11.7", 0, &run_scan<StaticIndexScan>},
+#endif
+};
+
+const Algorithm kTestAlgorithms[] = {
+    {"single_pass_small_sections", "test only: 256-element sections, long domino chains", "Sec. 11.7", 0,
+     &run_scan<SmallSectionsScan>},
+};
+
+template <template <class, class> class Scan>
+RunResult run_repeatedly(const RunRequest& request) {
+  require_backend();
+  const ScanProblem& p = request.problem;
+  return visit_type_op(p.type, p.op, [&](auto type, auto op) {
+    using T = typename decltype(type)::type;
+    using Op = decltype(op);
+    const std::size_t n = p.n;
+    DeviceBuffer<T> input(n), output(n);
+    Scan<T, Op> scan(n);
+    for (int k = 0; k < request.reps; ++k) {
+      input.upload(static_cast<const T*>(request.input) + k * n);
+      output.poison();
+      scan(input.data(), output.data(), n, op, p.kind);
+      synchronize();
+      output.download(static_cast<T*>(request.output) + k * n);
+    }
+    return RunResult{};
+  });
+}
+
+}  // namespace
+
+AlgorithmTable SCANLAB_FOR_BACKEND(algorithms)() { return make_table(kAlgorithms); }
+AlgorithmTable SCANLAB_FOR_BACKEND(test_algorithms)() { return make_table(kTestAlgorithms); }
+RunResult SCANLAB_FOR_BACKEND(repeated_launches)(const RunRequest& request) {
+  return run_repeatedly<SinglePassScan>(request);
+}
+
+}  // namespace scanlab::s11_7

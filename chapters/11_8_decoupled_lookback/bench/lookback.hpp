@@ -1,0 +1,72 @@
+// scanlab_bench: section 11.8's decoupled look-back scan, launched directly (not through run_scan), so
+// that it is timed exactly like CUB and Thrust, and so that other tile shapes can be swept. Included
+// by one small .cu file per element type (they compile in parallel).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "contender.hpp"
+#include "decoupled_lookback_scan.hpp"
+
+namespace scanlab::bench {
+
+template <class T, int Threads, int Items>
+class Lookback final : public Contender {
+ public:
+  Lookback(bool tuned, unsigned spin_ns, bool speculate = true)
+      : tuned_(tuned), spin_ns_(spin_ns), speculate_(speculate) {}
+  std::string name() const override {
+    const std::string suffix = speculate_ ? "" : "_no_speculation";
+    if (tuned_) return "decoupled_lookback" + suffix;
+    return "decoupled_lookback_" + std::to_string(Threads) + "x" + std::to_string(Items) + suffix;
+  }
+  void prepare(std::size_t n) override {
+    scan_.reset();
+    scan_ = std::make_unique<Scan>(n);
+    scan_->set_spin_ns(spin_ns_);
+    scan_->set_speculative_load(speculate_);
+  }
+  void run(const void* d_in, void* d_out, std::size_t n) override {
+    (*scan_)(static_cast<const T*>(d_in), static_cast<T*>(d_out), n, Add<T>{}, ScanKind::inclusive);
+  }
+
+ private:
+  using Scan = s11_8::DecoupledLookbackScan<T, Add<T>, Threads, Items>;
+  bool tuned_;
+  unsigned spin_ns_;
+  bool speculate_;
+  std::unique_ptr<Scan> scan_;
+};
+
+/// Adds the (Threads, Items) pairs a --sweep tries, besides the tuned default.
+template <class T, int Threads, int Items, int... Rest>
+void add_shapes(Contenders& list, unsigned spin_ns) {
+  using Tuned = DecoupledLookbackTuning<T>;
+  if (!(Threads == Tuned::kThreads && Items == Tuned::kItems)) {
+    list.push_back(std::make_unique<Lookback<T, Threads, Items>>(false, spin_ns));
+  }
+  if constexpr (sizeof...(Rest) > 0) add_shapes<T, Rest...>(list, spin_ns);
+}
+
+template <class T>
+Contenders make_lookback(bool sweep, unsigned spin_ns) {
+  using Tuned = DecoupledLookbackTuning<T>;
+  Contenders list;
+  list.push_back(std::make_unique<Lookback<T, Tuned::kThreads, Tuned::kItems>>(true, spin_ns));
+  if (sweep) {
+    // The tuned shape without the speculative load of its likely tile (the kernel's step 1).
+    list.push_back(std::make_unique<Lookback<T, Tuned::kThreads, Tuned::kItems>>(true, spin_ns, false));
+    if constexpr (sizeof(T) == 4) {
+      // Items: multiples of 4 (whole 16-byte chunks); 16, 32 and 64 items give conflict-free transposes.
+      add_shapes<T, 64, 32, 96, 32, 128, 16, 128, 24, 128, 32, 128, 40, 128, 48, 128, 64, 192, 32, 256, 8,
+                 256, 16, 256, 24, 256, 32, 384, 16, 512, 8, 512, 16>(list, spin_ns);
+    } else {
+      add_shapes<T, 64, 16, 128, 8, 128, 12, 128, 16, 128, 24, 128, 32, 256, 4, 256, 8, 256, 12, 256, 16,
+                 512, 4, 512, 8>(list, spin_ns);
+    }
+  }
+  return list;
+}
+
+}  // namespace scanlab::bench
