@@ -181,7 +181,7 @@ class ClassGrading:
     def run(self) -> int:
         subs = find_submissions(self.cls)
         if self.box:
-            why = sandbox.available()
+            why = sandbox.available(Slot(self.root, self.base, 0, True).uid)
             if why:
                 raise LabError(f"{why}; or grade without the sandbox (only code you trust): --no-sandbox", 2)
             self.shadows = sandbox.make_shadows(self.root, os.path.join(self.base, "shadow"))

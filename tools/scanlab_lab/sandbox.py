@@ -41,14 +41,15 @@ def python() -> str:
     return shutil.which("python3", path=PATH) or "/usr/bin/python3"
 
 
-def available() -> Optional[str]:
-    """None when bubblewrap works here, else why not (one line)."""
+def available(uid: Optional[int] = None) -> Optional[str]:
+    """None when bubblewrap works here (as `uid`, when given), else why not (one line)."""
     bwrap = shutil.which("bwrap")
     if not bwrap:
         return "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
     try:
         p = subprocess.run([bwrap, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=60)
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=60,
+                           preexec_fn=None if uid is None else preexec(Limits(), uid))
     except (OSError, subprocess.SubprocessError) as e:
         return f"bubblewrap does not run: {e}"
     if p.returncode != 0:
