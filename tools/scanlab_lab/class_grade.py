@@ -103,8 +103,9 @@ def unpack(path, dst):
         with tarfile.open(path, "r:gz") as t:
             members = t.getmembers()
             check_members([(m.name, m.size, not (m.isfile() or m.isdir())) for m in members])
+            safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}  # Python's own check too, where it has one
             for m in members:
-                t.extract(m, dst)  # checked above: plain files and folders inside dst only
+                t.extract(m, dst, **safe)  # checked above: plain files and folders inside dst only
 
 
 def check_members(members):
