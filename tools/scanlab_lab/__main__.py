@@ -121,6 +121,7 @@ def main(argv):
     if command == "grade-class":
         names, cls, jobs, timeout, box = class_grade.arguments(args)
         chosen = sections.resolve(sections.load(root), names)
+        cls = os.path.join(os.environ.get("LAB_CWD", os.getcwd()), cls)  # as the user wrote it, from their folder
         return class_grade.ClassGrading(root, chosen, os.path.abspath(cls), jobs, timeout, box).run()
     if command == "grade-slot":
         slot, chosen = args[0], sections.resolve(sections.load(root), args[1:])

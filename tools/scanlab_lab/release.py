@@ -106,7 +106,7 @@ def workflow(root) -> str:
 
 def write(root, dst):
     """Writes the release into dst (new or empty); returns the files written."""
-    dst = os.path.abspath(dst)
+    dst = os.path.abspath(os.path.join(os.environ.get("LAB_CWD", os.getcwd()), dst))  # from the user's folder
     if os.path.exists(dst) and (not os.path.isdir(dst) or os.listdir(dst)):
         raise LabError(f"--student {dst} exists and is not an empty folder: give a new one", 2)
     if os.path.realpath(dst).startswith(os.path.realpath(root) + os.sep) and \
@@ -140,11 +140,12 @@ def make_repository(dst) -> bool:
 
 
 def main(root, args) -> int:
-    dst = arguments(args)
+    dst = os.path.abspath(os.path.join(os.environ.get("LAB_CWD", os.getcwd()), arguments(args)))
     written = write(root, dst)
     repo = make_repository(dst)
     print(f"[lab] student release: {len(written)} files in {dst}"
           + (" (a git repository with one commit: push it and mark it a template for GitHub Classroom)" if repo
              else " (a plain folder: git was not found)"))
-    print(f"[lab] left out: solutions/, chapters/*/mutants/ and valid/, .ci/; in it, ./lab grade grades the exercises")
+    print("[lab] left out: solutions/, chapters/*/mutants/ and valid/, .ci/, tools/scanlab_lab/tests/; in it, ./lab grade grades "
+          "the exercises")
     return 0
