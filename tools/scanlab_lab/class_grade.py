@@ -198,6 +198,8 @@ class ClassGrading:
             list(pool.map(lambda s: s.configure_and_build(self.root, self.chosen, os.path.join(s.dir, "..", f"slot-{s.k}.log")), slots))
         t1 = time.time()
         say(f"slots ready in {t1 - t0:.0f} s; grading {len(subs)} submission(s), {jobs} at a time...")
+        for old in ("students", "unpacked"):  # this class's results only
+            shutil.rmtree(os.path.join(self.base, old), ignore_errors=True)
         free = queue.Queue()
         for s in slots:
             free.put(s)
@@ -296,6 +298,8 @@ class ClassGrading:
                 row["warnings"] = sum(len(s["warnings"]) for s in data["sections"])
                 broken = [s["section"] for s in data["sections"] if s["status"] == "build-failed"]
                 status = "graded" if not broken else "graded; does not build: " + " ".join(broken)
+                idle = [s["section"] for s in data["sections"] if s["not_started"]]
+                message = "not started: " + " ".join(idle) if idle else ""
         return self.finish(row, out, t0, status, message)
 
     def finish(self, row, out, t0, status, message):
