@@ -11,6 +11,9 @@
 #   img_<stem>                 docs/images/, plots/ (any depth) or PLOTS_DIR has <stem>.png or <stem>.svg
 #   trace_<section>_<algorithm>[_exclusive]  the build wrote that trace of the example array
 #
+# It also writes the Measurements page (docs/measurements/measurements.cmake) into
+# <OUTPUT_DIR>/generated/measurements.md and adds it to the pages.
+#
 # It also checks every \dontinclude anchor of the pages (\skip, \skipline, \until, \line) against
 # the file it names, because Doxygen silently prints the wrong lines when an anchor is not found.
 # An anchor that does not match is a warning, or an error with WERROR.
@@ -117,6 +120,16 @@ foreach(dir_name IN LISTS listed_dirs)
     file(WRITE "${listing}" "${text}")
   endif()
 endforeach()
+
+# ---- the Measurements page: generated from the results committed in the repository ----------------
+# (docs/measurements/measurements.cmake; in a process of its own, so that its variables stay there).
+execute_process(COMMAND "${CMAKE_COMMAND}" "-DSOURCE_DIR=${SOURCE_DIR}" "-DOUTPUT=${generated_dir}/measurements.md"
+                        -P "${SOURCE_DIR}/docs/measurements/measurements.cmake"
+                RESULT_VARIABLE measurements_rc)
+if(NOT measurements_rc EQUAL 0)
+  message(FATAL_ERROR "docs: docs/measurements/measurements.cmake failed (${measurements_rc})")
+endif()
+list(APPEND kernel_inputs "\"${generated_dir}/measurements.md\"")  # (INPUT: the pages Doxygen reads)
 
 # ---- traces: the example array's traces that docs-traces wrote (see docs/CMakeLists.txt) ------------
 file(GLOB traces "${generated_dir}/trace_*.txt")

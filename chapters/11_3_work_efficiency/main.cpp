@@ -17,17 +17,17 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
+#include <iostream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "scanlab/algorithm.hpp"
+#include "scanlab/cli.hpp"
 #include "scanlab/error.hpp"
 #include "scanlab/inputs.hpp"
+#include "scanlab/json.hpp"
 #include "scanlab/memory.hpp"
-#include "scanlab/options.hpp"
 #include "scanlab/report.hpp"
 #include "scanlab/verify.hpp"
 #include "work_model.hpp"
@@ -136,79 +136,42 @@ struct RunOptions {
   bool all = false;
   std::string csv, json, trace;
   std::uint64_t seed = 2024;
-  bool list = false, help = false;
+  bool list = false, help = false, capabilities = false;
 };
 
 std::uint64_t parse_count(const std::string& flag, const std::string& text) {
-  if (text.empty() || text.size() > 12 || text.find_first_not_of("0123456789") != std::string::npos) {
-    throw UsageError(flag + " needs a positive whole number, not '" + text + "'");
-  }
-  const std::uint64_t v = std::stoull(text);
+  const std::uint64_t v = cli::whole_number(flag, text, 0, 999'999'999'999, "a positive whole number");
   if (v == 0) throw UsageError(flag + " must be at least 1");
   return v;
 }
 
-RunOptions parse(int argc, char** argv) {
-  RunOptions o;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i], value;
-    bool has_value = false;
-    if (const auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-      has_value = true;
-    }
-    const auto next = [&]() -> std::string {
-      if (has_value) return value;
-      if (i + 1 >= argc) throw UsageError(arg + " needs a value (see --help)");
-      return argv[++i];
-    };
-    if (arg == "--help" || arg == "-h") {
-      o.help = true;
-    } else if (arg == "--n") {
-      o.n.push_back(parse_count(arg, next()));
-    } else if (arg == "--p") {
-      o.p.push_back(parse_count(arg, next()));
-    } else if (arg == "--algorithm") {
-      o.algorithms.push_back(next());
-    } else if (arg == "--all") {
-      o.all = true;
-    } else if (arg == "--csv") {
-      o.csv = next();
-    } else if (arg == "--json") {
-      o.json = next();
-    } else if (arg == "--trace") {
-      o.trace = next();
-    } else if (arg == "--seed") {
-      o.seed = parse_count(arg, next());
-    } else if (arg == "--list") {
-      o.list = true;
-    } else if (arg == "--type" || arg == "--op" || arg == "--backend" || arg == "--inclusive" ||
-               arg == "--exclusive") {
-      throw UsageError("section 11.3 counts int32 add inclusive scans on the emulator (cpu backend) only: " + arg +
-                       " is not an option here (the other sections' programs take it)");
-    } else {
-      throw UsageError("unknown option '" + std::string(argv[i]) + "' (see --help)");
-    }
+/// The options, each with its help: parsing, --help and --capabilities come from this one list.
+void add_options(cli::Parser& p, RunOptions& o) {
+  p.option("--n", "N",
+           "scan N elements (repeatable; default 8, 16, ..., 2048, 100, 300, 1000, 1500, and\n"
+           "for the scans of any length 4096, 16384, 65536)",
+           [&o](const std::string& v) { o.n.push_back(parse_count("--n", v)); });
+  p.option("--p", "P", "execution units for the step counts (repeatable; default 32, 128, 1024)",
+           [&o](const std::string& v) { o.p.push_back(parse_count("--p", v)); });
+  p.option("--algorithm", "NAME", "measure only this algorithm (repeatable; --list shows them)",
+           [&o](const std::string& v) { o.algorithms.push_back(v); });
+  p.flag("--all", "every algorithm (default: one per family, e.g. not brent_kung_padded)", o.all);
+  p.option("--csv", "FILE", "write the table as CSV (one row per algorithm and n; overwrites)", o.csv);
+  p.option("--json", "FILE", "write the table as JSON, for plots/make_plots.py (overwrites)", o.json);
+  p.option("--trace", "FILE",
+           "also scan 8 and 16 elements x[i] = 2^i and write the shared arrays after\n"
+           "every barrier as JSON, for the step-by-step figures",
+           o.trace);
+  p.option("--seed", "S", "input seed (default 2024)", [&o](const std::string& v) { o.seed = parse_count("--seed", v); });
+  p.flag("--list", "print the algorithms this build measures and exit", o.list);
+  p.flag("--capabilities", "print what this program supports (options, algorithms) as JSON and exit",
+         o.capabilities);
+  p.flag("--help,-h", "this text", o.help);
+  for (const char* other : {"--type", "--op", "--backend", "--inclusive", "--exclusive"}) {
+    p.refuse(other, std::string("section 11.3 counts int32 add inclusive scans on the emulator (cpu backend) only: ") +
+                        other + " is not an option here (the other sections' programs take it)");
   }
-  if (o.p.empty()) o.p = {32, 128, 1024};
-  return o;
 }
-
-const char* kUsage =
-    "scanlab section 11.3: speed and work efficiency (cpu backend: the emulator counts)\n\n"
-    "usage: %s [options]\n\n"
-    "  --n N            scan N elements (repeatable; default 8, 16, ..., 2048, 100, 300, 1000, 1500, and\n"
-    "                   for the scans of any length 4096, 16384, 65536)\n"
-    "  --p P            execution units for the step counts (repeatable; default 32, 128, 1024)\n"
-    "  --algorithm NAME measure only this algorithm (repeatable; --list shows them)\n"
-    "  --all            every algorithm (default: one per family, e.g. not brent_kung_padded)\n"
-    "  --csv FILE       write the table as CSV (one row per algorithm and n; overwrites)\n"
-    "  --json FILE      write the table as JSON, for plots/make_plots.py (overwrites)\n"
-    "  --trace FILE     also scan 8 and 16 elements x[i] = 2^i and write the shared arrays after\n"
-    "                   every barrier as JSON, for the step-by-step figures\n"
-    "  --seed S         input seed (default 2024)\n"
-    "  --list           print the algorithms this build measures and exit\n";
 
 /// One algorithm's run at one n, with what the emulator counted.
 struct Row {
@@ -339,50 +302,39 @@ Row measure(const Section& section, const Algorithm& a, std::size_t n, const Run
 
 // ---- output -------------------------------------------------------------------------------------
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
+std::string num(double v) { return format_number(v, 10); }
 
-std::string num(double v) {
-  std::ostringstream out;
-  out.precision(10);
-  out << v;
-  return out.str();
-}
-
-std::string opt(const std::optional<std::uint64_t>& v) { return v ? std::to_string(*v) : "null"; }
-std::string opt(const std::optional<double>& v) { return v ? num(*v) : "null"; }
+Json opt(const std::optional<std::uint64_t>& v) { return v ? Json(*v) : Json(nullptr); }
+Json opt(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
 
 void write_csv(const std::string& path, const std::vector<Row>& rows, const RunOptions& o) {
-  std::ofstream out(path);
-  if (!out) throw Error("cannot write the CSV file '" + path + "': check the folder exists and is writable");
-  out << "section,algorithm,source,n,verified,launches,blocks,threads,section_size,work_measured,work_model,"
-         "work_book,steps_unlimited";
-  for (const auto P : o.p) out << ",steps_thread_p" << P << ",steps_warp_p" << P << ",steps_book_p" << P;
-  out << "\n";
+  std::vector<std::string> header{"section",      "algorithm",     "source",     "n",         "verified",
+                                  "launches",     "blocks",        "threads",    "section_size", "work_measured",
+                                  "work_model",   "work_book",     "steps_unlimited"};
+  for (const auto P : o.p) {
+    for (const char* what : {"steps_thread_p", "steps_warp_p", "steps_book_p"}) header.push_back(what + std::to_string(P));
+  }
+  CsvWriter csv(path, header);
   for (const Row& r : rows) {
-    out << r.section << "," << r.algorithm << "," << kSource << "," << r.n << "," << (r.verified ? "true" : "false")
-        << "," << r.launches << "," << r.blocks << "," << r.threads << "," << r.section_size << "," << r.work
-        << "," << (r.work_model ? std::to_string(*r.work_model) : "") << ","
-        << (r.work_book ? num(*r.work_book) : "") << "," << r.steps_unlimited;
+    std::vector<std::string> fields{r.section,
+                                    r.algorithm,
+                                    kSource,
+                                    std::to_string(r.n),
+                                    r.verified ? "true" : "false",
+                                    std::to_string(r.launches),
+                                    std::to_string(r.blocks),
+                                    std::to_string(r.threads),
+                                    std::to_string(r.section_size),
+                                    std::to_string(r.work),
+                                    r.work_model ? std::to_string(*r.work_model) : "",
+                                    r.work_book ? num(*r.work_book) : "",
+                                    std::to_string(r.steps_unlimited)};
     for (std::size_t k = 0; k < o.p.size(); ++k) {
-      out << "," << r.steps_thread[k] << "," << r.steps_warp[k] << ","
-          << (r.family == Family::other ? "" : num(r.steps_book[k]));
+      fields.push_back(std::to_string(r.steps_thread[k]));
+      fields.push_back(std::to_string(r.steps_warp[k]));
+      fields.push_back(r.family == Family::other ? "" : num(r.steps_book[k]));
     }
-    out << "\n";
+    csv.row(fields);
   }
 }
 
@@ -422,56 +374,40 @@ std::vector<ExampleResult> book_examples(const std::vector<Row>& rows) {
 }
 
 void write_json(const std::string& path, const std::vector<Row>& rows, const RunOptions& o, const std::string& device) {
-  std::ofstream out(path);
-  if (!out) throw Error("cannot write the JSON file '" + path + "': check the folder exists and is writable");
-  out << "{\n  \"schema\": \"scanlab.work_efficiency/1\",\n  \"source\": " << json_string(kSource)
-      << ",\n  \"device\": " << json_string(device) << ",\n  \"date\": " << json_string(utc_now())
-      << ",\n  \"warp_size\": " << kWarpSize << ",\n  \"p\": [";
-  for (std::size_t k = 0; k < o.p.size(); ++k) out << (k ? ", " : "") << o.p[k];
-  out << "],\n  \"rows\": [\n";
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    out << "    {\"section\": " << json_string(r.section) << ", \"algorithm\": " << json_string(r.algorithm)
-        << ", \"family\": " << json_string(family_name(r.family))
-        << ", \"n\": " << r.n << ", \"verified\": " << (r.verified ? "true" : "false")
-        << ", \"launches\": " << r.launches << ", \"blocks\": " << r.blocks << ", \"threads\": " << r.threads
-        << ", \"section_size\": " << r.section_size << ", \"work_measured\": " << r.work
-        << ", \"work_model\": " << opt(r.work_model) << ", \"work_book\": " << opt(r.work_book)
-        << ", \"steps_unlimited\": " << r.steps_unlimited << ", \"steps\": {";
+  Json out = {{"schema", "scanlab.work_efficiency/1"}, {"source", kSource}, {"device", device}, {"date", utc_now()},
+              {"warp_size", kWarpSize}, {"p", o.p}};
+  Json& table = out["rows"] = Json::array();
+  for (const Row& r : rows) {
+    Json steps = Json::object();
     for (std::size_t k = 0; k < o.p.size(); ++k) {
-      out << (k ? ", " : "") << "\"" << o.p[k] << "\": {\"thread\": " << r.steps_thread[k]
-          << ", \"warp\": " << r.steps_warp[k]
-          << ", \"book\": " << (r.family == Family::other ? "null" : num(r.steps_book[k])) << "}";
+      steps[std::to_string(o.p[k])] = {{"thread", r.steps_thread[k]},
+                                       {"warp", r.steps_warp[k]},
+                                       {"book", r.family == Family::other ? Json(nullptr) : Json(r.steps_book[k])}};
     }
-    out << "}}" << (i + 1 < rows.size() ? "," : "") << "\n";
+    table.push_back({{"section", r.section}, {"algorithm", r.algorithm}, {"family", family_name(r.family)},
+                     {"n", r.n}, {"verified", r.verified}, {"launches", r.launches}, {"blocks", r.blocks},
+                     {"threads", r.threads}, {"section_size", r.section_size}, {"work_measured", r.work},
+                     {"work_model", opt(r.work_model)}, {"work_book", opt(r.work_book)},
+                     {"steps_unlimited", r.steps_unlimited}, {"steps", steps}});
   }
-  out << "  ],\n  \"book_examples\": [\n";
-  const auto examples = book_examples(rows);
-  for (std::size_t i = 0; i < examples.size(); ++i) {
-    const auto& [e, r] = examples[i];
-    const auto steps = [&](Granularity g) {
-      return r ? std::to_string(steps_with_units(r->stats, kBookP, g)) : std::string("null");
-    };
-    out << "    {\"algorithm\": " << json_string(e->algorithm) << ", \"what\": " << json_string(e->what)
-        << ", \"n\": " << e->n << ", \"p\": " << kBookP << ", \"book_threads\": " << e->threads
-        << ", \"book\": " << num(e->book) << ", \"measured_algorithm\": "
-        << (r ? json_string(r->algorithm) : "null") << ", \"measured_threads\": " << (r ? std::to_string(r->threads) : "null")
-        << ", \"measured_thread\": " << steps(Granularity::thread) << ", \"measured_warp\": " << steps(Granularity::warp)
-        << "}" << (i + 1 < examples.size() ? "," : "") << "\n";
+  Json& examples = out["book_examples"] = Json::array();
+  for (const auto& [e, r] : book_examples(rows)) {
+    const auto steps = [&](Granularity g) { return r ? Json(steps_with_units(r->stats, kBookP, g)) : Json(nullptr); };
+    examples.push_back({{"algorithm", e->algorithm}, {"what", e->what}, {"n", e->n}, {"p", kBookP},
+                        {"book_threads", e->threads}, {"book", e->book},
+                        {"measured_algorithm", r ? Json(r->algorithm) : Json(nullptr)},
+                        {"measured_threads", r ? Json(r->threads) : Json(nullptr)},
+                        {"measured_thread", steps(Granularity::thread)}, {"measured_warp", steps(Granularity::warp)}});
   }
-  out << "  ]\n}\n";
+  write_json_file(path, out);
 }
 
 /// The 8- and 16-element traces: input x[i] = 2^i, so every element's value says exactly which
 /// inputs it sums (a run of bits), which the plots turn into the book's x_i..x_j labels.
-void write_trace(const std::string& path, const std::vector<Section>& sections,
-                 const std::vector<std::pair<const Section*, const Algorithm*>>& chosen, const RunOptions& o) {
-  std::ofstream out(path);
-  if (!out) throw Error("cannot write the trace file '" + path + "': check the folder exists and is writable");
-  out << "{\n  \"schema\": \"scanlab.trace/1\",\n  \"source\": " << json_string(kSource)
-      << ",\n  \"input\": \"x[i] = 2^i (int32, add, inclusive)\",\n  \"runs\": [";
-  bool first_run = true;
-  (void)sections;
+void write_trace(const std::string& path, const std::vector<std::pair<const Section*, const Algorithm*>>& chosen,
+                 const RunOptions& o) {
+  Json out = {{"schema", "scanlab.trace/1"}, {"source", kSource}, {"input", "x[i] = 2^i (int32, add, inclusive)"}};
+  Json& runs = out["runs"] = Json::array();
   for (const std::size_t n : {std::size_t{8}, std::size_t{16}}) {
     std::vector<std::int32_t> x(n);
     for (std::size_t i = 0; i < n; ++i) x[i] = std::int32_t{1} << i;
@@ -489,41 +425,25 @@ void write_trace(const std::string& path, const std::vector<Section>& sections,
         }
       }
       if (!any || !small) continue;
-      out << (first_run ? "\n" : ",\n") << "    {\"section\": " << json_string(r.section)
-          << ", \"algorithm\": " << json_string(r.algorithm) << ", \"n\": " << n
-          << ", \"verified\": " << (r.verified ? "true" : "false") << ", \"failure\": " << json_string(r.failure)
-          << ", \"threads\": " << r.threads << ", \"work_measured\": " << r.work << ",\n      \"input\": [";
-      first_run = false;
-      for (std::size_t i = 0; i < n; ++i) out << (i ? ", " : "") << x[i];
-      out << "], \"output\": [";
-      for (std::size_t i = 0; i < n; ++i) out << (i ? ", " : "") << y[i];
-      out << "],\n      \"intervals\": [";
-      bool first = true;
+      Json intervals = Json::array(), frames = Json::array();
       for (std::size_t li = 0; li < r.stats.size(); ++li) {
         for (const auto& iv : r.stats[li].intervals) {
           if (iv.block != 0) continue;
-          out << (first ? "" : ", ") << "{\"launch\": " << li << ", \"threads_applying\": " << iv.threads_applying
-              << ", \"warps_applying\": " << iv.warps_applying << ", \"ops\": " << iv.ops
-              << ", \"max_ops_per_thread\": " << iv.max_ops_per_thread << "}";
-          first = false;
+          intervals.push_back({{"launch", li}, {"threads_applying", iv.threads_applying},
+                               {"warps_applying", iv.warps_applying}, {"ops", iv.ops},
+                               {"max_ops_per_thread", iv.max_ops_per_thread}});
         }
-      }
-      out << "],\n      \"frames\": [";
-      first = true;
-      for (std::size_t li = 0; li < r.stats.size(); ++li) {
         for (const auto& f : r.stats[li].trace) {
-          out << (first ? "\n" : ",\n") << "        {\"launch\": " << li << ", \"kernel\": "
-              << json_string(r.stats[li].kernel) << ", \"block\": " << f.block << ", \"step\": " << f.step
-              << ", \"name\": " << json_string(f.name) << ", \"where\": " << json_string(f.where) << ", \"values\": [";
-          for (std::size_t i = 0; i < f.values.size(); ++i) out << (i ? ", " : "") << json_string(f.values[i]);
-          out << "]}";
-          first = false;
+          frames.push_back({{"launch", li}, {"kernel", r.stats[li].kernel}, {"block", f.block}, {"step", f.step},
+                            {"name", f.name}, {"where", f.where}, {"values", f.values}});
         }
       }
-      out << "]}";
+      runs.push_back({{"section", r.section}, {"algorithm", r.algorithm}, {"n", n}, {"verified", r.verified},
+                      {"failure", r.failure}, {"threads", r.threads}, {"work_measured", r.work}, {"input", x},
+                      {"output", y}, {"intervals", intervals}, {"frames", frames}});
     }
   }
-  out << "\n  ]\n}\n";
+  write_json_file(path, out, "trace file");
 }
 
 // ---- the printed tables -------------------------------------------------------------------------
@@ -582,12 +502,27 @@ void print_tables(const std::vector<Row>& rows, const RunOptions& o) {
 }
 
 int run(int argc, char** argv) {
-  const RunOptions o = parse(argc, argv);
+  RunOptions o;
+  cli::Parser parser(argc > 0 ? cli::basename(argv[0]) : "scanlab_11_3",
+                     "scanlab section 11.3: speed and work efficiency (cpu backend: the emulator counts)");
+  add_options(parser, o);
+  parser.parse(argc, argv);
+  if (o.p.empty()) o.p = {32, 128, 1024};
   if (o.help) {
-    std::printf(kUsage, argc > 0 ? argv[0] : "scanlab_11_3");
+    std::cout << parser.help();
     return 0;
   }
   const std::vector<Section> sections = linked_sections();
+  if (o.capabilities) {
+    std::vector<std::string> names;
+    for (const Section& s : sections) {
+      for (const Algorithm& a : s.table.algorithms) {
+        if (std::find(names.begin(), names.end(), a.name) == names.end()) names.emplace_back(a.name);
+      }
+    }
+    std::cout << parser.capabilities("11.3", true, names) << "\n";
+    return 0;
+  }
   if (sections.empty()) throw Error("this build links no section's kernels (sections 11.1-11.6 are missing)");
 
   std::vector<std::pair<const Section*, const Algorithm*>> chosen;
@@ -650,7 +585,7 @@ int run(int argc, char** argv) {
   print_tables(rows, o);
   if (!o.csv.empty()) write_csv(o.csv, rows, o);
   if (!o.json.empty()) write_json(o.json, rows, o, device);
-  if (!o.trace.empty()) write_trace(o.trace, sections, chosen, o);
+  if (!o.trace.empty()) write_trace(o.trace, chosen, o);
   std::printf("\n%s\n", all_passed ? "Passed" : "FAILED (see the lines above: counts of a wrong scan are shown but "
                                                   "mean little)");
   return all_passed ? 0 : 1;
@@ -659,7 +594,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string program = argc > 0 ? argv[0] : "scanlab_11_3";
+  const std::string program = argc > 0 ? cli::basename(argv[0]) : "scanlab_11_3";
   try {
     return run(argc, argv);
   } catch (const UsageError& e) {

@@ -29,8 +29,10 @@ T draw(std::mt19937_64& rng, OpKind op) {
     if (op == OpKind::add) return static_cast<T>(rng());
     return static_cast<T>(std::uniform_int_distribution<std::uint64_t>(1, 2'000'000)(rng));
   } else {
-    // (Signed add never comes here: make_input draws it as a bounded walk.)
-    return std::uniform_int_distribution<T>(-1'000'000, 1'000'000)(rng);
+    // (Signed add never comes here: make_input draws it as a bounded walk.) int64 values reach far
+    // beyond 32 bits, so a kernel that narrows them to int gives a wrong max, min or last.
+    const T range = sizeof(T) == 8 ? static_cast<T>(std::int64_t{1} << 40) : T{1'000'000};
+    return std::uniform_int_distribution<T>(-range, range)(rng);
   }
 }
 
@@ -71,7 +73,7 @@ HostArray make_input(DType type, OpKind op, std::size_t n, std::uint64_t seed) {
     T* x = array.as<T>();
     if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
       if (op == OpKind::add) {
-        bounded_walk(x, n, T{kSignedAddBound}, signed_add_limit<T>(), seed);
+        bounded_walk(x, n, signed_add_bound<T>(), signed_add_limit<T>(), seed);
         return;
       }
     }

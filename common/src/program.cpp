@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 
+#include "scanlab/cli.hpp"
 #include "scanlab/error.hpp"
 #include "scanlab/inputs.hpp"
 #include "scanlab/memory.hpp"
@@ -28,18 +29,13 @@ const AlgorithmTable* find_table(const std::vector<AlgorithmTable>& tables, Back
   return nullptr;
 }
 
-std::string basename(const std::string& where) {
-  const auto slash = where.find_last_of('/');
-  return slash == std::string::npos ? where : where.substr(slash + 1);
-}
-
 void print_trace(const std::vector<LaunchStats>& launches) {
   for (const auto& launch : launches) {
     if (launch.trace.empty()) continue;
     std::printf("  trace of %s:\n", launch.kernel.c_str());
     for (const auto& frame : launch.trace) {
       std::printf("    block %u step %2u  %-10s %-24s [", frame.block, frame.step, frame.name.c_str(),
-                  basename(frame.where).c_str());
+                  cli::basename(frame.where).c_str());
       // A long array (a whole section of 11.6, say) shows its first 16 and last 4 elements.
       const std::size_t count = frame.values.size();
       const bool elide = count > 40;
@@ -138,14 +134,27 @@ const AlgorithmTable& choose_backend(const std::vector<AlgorithmTable>& tables, 
 
 int section_main(int argc, const char* const* argv, const SectionInfo& info,
                  const std::vector<AlgorithmTable>& tables) {
-  const std::string program = argc > 0 ? basename(argv[0]) : "scan";
+  const std::string program = argc > 0 ? cli::basename(argv[0]) : "scan";
   try {
-    const Options o = parse_options(argc, argv);
     const std::string title = "scanlab section " + info.id + ": " + info.title;
+    Options o;
+    cli::Parser parser(program, title);
+    add_section_options(parser, o);
+    parser.parse(argc, argv);
     if (o.help) {
-      std::cout << usage(program, title);
+      std::cout << parser.help();
       return 0;
     }
+    if (o.capabilities) {
+      // What ./lab reads: no GPU needed, so it comes before the backend is chosen.
+      std::vector<std::string> names;
+      if (!tables.empty()) {
+        for (const auto& a : tables.front().algorithms) names.emplace_back(a.name);
+      }
+      std::cout << parser.capabilities(info.id, false, names) << "\n";
+      return 0;
+    }
+    check_combinations(o);
     std::string note;
     const AlgorithmTable& table = choose_backend(tables, o.backend, note);
     if (o.list) {

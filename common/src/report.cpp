@@ -9,12 +9,12 @@
 #include <sstream>
 
 #include "scanlab/error.hpp"
+#include "scanlab/json.hpp"
 
 namespace scanlab {
-namespace {
 
 std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string quoted = "\"";
   for (char c : s) {
     if (c == '"') quoted += '"';
@@ -23,71 +23,78 @@ std::string csv_field(const std::string& s) {
   return quoted + "\"";
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
+std::string format_number(double v, int precision) {
+  std::ostringstream out;
+  out << std::setprecision(precision) << v;
+  return out.str();
 }
 
-std::string number(double v) {
-  std::ostringstream out;
-  out << std::setprecision(6) << v;
-  return out.str();
+CsvWriter::CsvWriter(const std::string& path, const std::vector<std::string>& header, bool append) {
+  bool fresh = true;
+  if (append) {
+    std::ifstream existing(path);
+    fresh = !existing || existing.peek() == std::ifstream::traits_type::eof();
+  }
+  out_.open(path, append ? std::ios::app : std::ios::trunc);
+  if (!out_) throw Error("cannot write the CSV file '" + path + "': check the folder exists and is writable");
+  if (fresh) row(header);
+}
+
+void CsvWriter::row(const std::vector<std::string>& fields) {
+  for (std::size_t i = 0; i < fields.size(); ++i) out_ << (i ? "," : "") << csv_field(fields[i]);
+  out_ << std::endl;  // flushed: the rows so far survive a run stopped half way
+}
+
+void write_json_file(const std::string& path, const Json& value, const std::string& what) {
+  std::ofstream out(path);
+  if (!out) throw Error("cannot write the " + what + " '" + path + "': check the folder exists and is writable");
+  const bool rows = value.is_array() && !value.empty() &&
+                    std::all_of(value.begin(), value.end(), [](const Json& v) { return v.is_object(); });
+  if (rows) {
+    out << "[\n";
+    for (std::size_t i = 0; i < value.size(); ++i) out << "  " << value[i].dump() << (i + 1 < value.size() ? ",\n" : "\n");
+    out << "]\n";
+  } else {
+    out << value.dump(2) << "\n";
+  }
+  if (!out) throw Error("cannot write the " + what + " '" + path + "': is the disk full?");
+}
+
+namespace {
+
+std::vector<std::string> csv_columns() {
+  return {"section", "algorithm", "backend", "device", "type", "op", "kind", "n", "seed", "verified", "reps",
+          "median_ms", "min_ms", "gbps", "launches", "ops", "barrier_intervals", "steps", "date"};
 }
 
 }  // namespace
 
 std::string csv_header() {
-  return "section,algorithm,backend,device,type,op,kind,n,seed,verified,reps,median_ms,min_ms,gbps,"
-         "launches,ops,barrier_intervals,steps,date";
+  std::string header;
+  for (const auto& c : csv_columns()) header += (header.empty() ? "" : ",") + c;
+  return header;
 }
 
 void append_csv(const std::string& path, const std::vector<ResultRow>& rows) {
-  bool fresh = true;
-  {
-    std::ifstream existing(path);
-    fresh = !existing || existing.peek() == std::ifstream::traits_type::eof();
-  }
-  std::ofstream out(path, std::ios::app);
-  if (!out) throw Error("cannot write the CSV file '" + path + "': check the folder exists and is writable");
-  if (fresh) out << csv_header() << "\n";
+  CsvWriter csv(path, csv_columns(), true);
   for (const auto& r : rows) {
-    out << r.section << "," << r.algorithm << "," << r.backend << "," << csv_field(r.device) << ","
-        << r.type << "," << r.op << "," << r.kind << "," << r.n << "," << r.seed << ","
-        << (r.verified ? "true" : "false") << "," << r.reps << "," << number(r.median_ms) << ","
-        << number(r.min_ms) << "," << number(r.gbps) << "," << r.launches << "," << r.ops << ","
-        << r.barrier_intervals << "," << r.steps << "," << r.date << "\n";
+    csv.row({r.section, r.algorithm, r.backend, r.device, r.type, r.op, r.kind, std::to_string(r.n),
+             std::to_string(r.seed), r.verified ? "true" : "false", std::to_string(r.reps), format_number(r.median_ms),
+             format_number(r.min_ms), format_number(r.gbps), std::to_string(r.launches), std::to_string(r.ops),
+             std::to_string(r.barrier_intervals), std::to_string(r.steps), r.date});
   }
 }
 
 void write_json(const std::string& path, const std::vector<ResultRow>& rows) {
-  std::ofstream out(path);
-  if (!out) throw Error("cannot write the JSON file '" + path + "': check the folder exists and is writable");
-  out << "[\n";
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const auto& r = rows[i];
-    out << "  {\"section\": " << json_string(r.section) << ", \"algorithm\": " << json_string(r.algorithm)
-        << ", \"backend\": " << json_string(r.backend) << ", \"device\": " << json_string(r.device)
-        << ", \"type\": " << json_string(r.type) << ", \"op\": " << json_string(r.op)
-        << ", \"kind\": " << json_string(r.kind) << ", \"n\": " << r.n << ", \"seed\": " << r.seed
-        << ", \"verified\": " << (r.verified ? "true" : "false") << ", \"reps\": " << r.reps
-        << ", \"median_ms\": " << number(r.median_ms) << ", \"min_ms\": " << number(r.min_ms)
-        << ", \"gbps\": " << number(r.gbps) << ", \"launches\": " << r.launches << ", \"ops\": " << r.ops
-        << ", \"barrier_intervals\": " << r.barrier_intervals << ", \"steps\": " << r.steps
-        << ", \"date\": " << json_string(r.date) << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
+  Json out = Json::array();
+  for (const auto& r : rows) {
+    out.push_back({{"section", r.section}, {"algorithm", r.algorithm}, {"backend", r.backend},
+                   {"device", r.device}, {"type", r.type}, {"op", r.op}, {"kind", r.kind}, {"n", r.n},
+                   {"seed", r.seed}, {"verified", r.verified}, {"reps", r.reps}, {"median_ms", r.median_ms},
+                   {"min_ms", r.min_ms}, {"gbps", r.gbps}, {"launches", r.launches}, {"ops", r.ops},
+                   {"barrier_intervals", r.barrier_intervals}, {"steps", r.steps}, {"date", r.date}});
   }
-  out << "]\n";
+  write_json_file(path, out);
 }
 
 std::string utc_now() {

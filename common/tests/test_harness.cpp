@@ -5,12 +5,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "scanlab/cli.hpp"
 #include "scanlab/error.hpp"
 #include "scanlab/inputs.hpp"
 #include "scanlab/memory.hpp"
@@ -58,6 +62,69 @@ TEST(Options, RejectsBadInputWithOneLine) {
       EXPECT_FALSE(std::string(e.what()).empty());
     }
   }
+}
+
+// Options apply in command-line order: the later of --inclusive/--exclusive wins, --algorithm adds,
+// a later --n replaces an earlier one; "--name=value" and "--name value" alike.
+TEST(Options, ApplyInCommandLineOrder) {
+  Options o = parse({"--exclusive", "--inclusive", "--algorithm", "a", "--algorithm=b", "--n", "5", "--n=7"});
+  EXPECT_EQ(o.kind, ScanKind::inclusive);
+  EXPECT_EQ(o.algorithms, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(*o.n, 7u);
+  o = parse({"--inclusive", "--exclusive"});
+  EXPECT_EQ(o.kind, ScanKind::exclusive);
+}
+
+// The exact one-line messages the cli tests and users see.
+TEST(Options, MessagesSayWhatIsWrong) {
+  const auto message = [](std::vector<const char*> args) -> std::string {
+    try {
+      parse(std::move(args));
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  EXPECT_EQ(message({"--frobnicate"}), "unknown option '--frobnicate' (see --help)");
+  EXPECT_EQ(message({"stray"}), "unknown option 'stray' (see --help)");
+  EXPECT_EQ(message({"--n", "-5"}), "--n needs a non-negative whole number, not '-5'");
+  EXPECT_EQ(message({"--n"}), "--n needs a value (see --help)");
+  EXPECT_EQ(message({"--reps", "1", "--csv"}), "--csv needs a value (see --help)");
+  EXPECT_EQ(message({"--n", "99999999999999999999999"}), "--n value '99999999999999999999999' is too large");
+  EXPECT_EQ(message({"--inclusive=1"}), "--inclusive takes no value");
+  EXPECT_EQ(message({"--type", "half"}), "unsupported --type 'half': use int32, uint32, int64, float or double");
+  EXPECT_EQ(message({"--input", "1,2", "--n", "2"}),
+            "--input sets n (one element per value): give --input or --n/--sections, not both");
+}
+
+// --help and --capabilities come from the one list of options: every option parsed is in both.
+TEST(Cli, HelpAndCapabilitiesShowEveryOption) {
+  Options o;
+  cli::Parser parser("scanlab_test", "title");
+  add_section_options(parser, o);
+  const std::string help = parser.help();
+  const std::vector<std::string> names = parser.long_options();
+  EXPECT_EQ(names.size(), 21u);
+  for (const auto& name : names) EXPECT_NE(help.find("  " + name + " "), std::string::npos) << name;
+  const std::string caps = parser.capabilities("11.9", true, {"a", "b"});
+  EXPECT_EQ(caps.find('\n'), std::string::npos);
+  EXPECT_EQ(caps.rfind("{\"section\":\"11.9\",\"program\":\"scanlab_test\",\"options\":[\"--n\",", 0), 0u) << caps;
+  EXPECT_NE(caps.find("\"trace_file\":true,\"algorithms\":[\"a\",\"b\"]}"), std::string::npos) << caps;
+}
+
+// Positionals (the emulator benchmark's N and THREADS) in order; one too many is refused.
+TEST(Cli, PositionalsInOrder) {
+  std::vector<std::string> got;
+  cli::Parser parser("p", "t");
+  parser.positional("A", "a", [&](const std::string& v) { got.push_back("A=" + v); });
+  parser.positional("B", "b", [&](const std::string& v) { got.push_back("B=" + v); });
+  const char* args[] = {"p", "-5", "7"};
+  parser.parse(3, args);
+  EXPECT_EQ(got, (std::vector<std::string>{"A=-5", "B=7"}));
+  cli::Parser again("p", "t");
+  again.positional("A", "a", [](const std::string&) {});
+  const char* more[] = {"p", "1", "2"};
+  EXPECT_THROW(again.parse(3, more), UsageError);
 }
 
 // --input: the values as written, blanks allowed; a bad value is named, with its position.
@@ -125,20 +192,30 @@ std::int64_t check_walk(const T* x, std::size_t n, std::int64_t limit, std::int6
   return highest - lowest;
 }
 
-// Signed sums never overflow: make_input draws signed add values in [-100, 100] as a walk whose
-// prefixes stay within max / 2, so every range sum, the partial sums any scan forms, fits the type.
+// Signed sums never overflow: make_input draws signed add values in [-B, B] (B = 100 for int32, 2^40
+// for int64) as a walk whose prefixes stay within max / 2, so every range sum, the partial sums any
+// scan forms, fits the type. (int64 sizes up to 2^21: n * 2^40 < 2^62, so check_walk's int64 sums are
+// exact even if the walk were wrong.)
 TEST(Inputs, SignedAddInputsCannotOverflow) {
   for (const std::size_t n : {std::size_t{1} << 10, std::size_t{1} << 20, std::size_t{1} << 26}) {
     const HostArray a = make_input(DType::int32, OpKind::add, n, 1);
     const std::int64_t widest = check_walk(a.as<std::int32_t>(), n, signed_add_limit<std::int32_t>(),
-                                           kSignedAddBound, "int32, n = " + std::to_string(n));
+                                           signed_add_bound<std::int32_t>(), "int32, n = " + std::to_string(n));
     EXPECT_LE(widest, std::numeric_limits<std::int32_t>::max()) << "n = " << n;
   }
-  for (const std::size_t n : {std::size_t{1} << 10, std::size_t{1} << 20, std::size_t{1} << 24}) {
+  for (const std::size_t n : {std::size_t{1} << 10, std::size_t{1} << 16, std::size_t{1} << 21}) {
     const HostArray a = make_input(DType::int64, OpKind::add, n, 1);
-    check_walk(a.as<std::int64_t>(), n, signed_add_limit<std::int64_t>(), kSignedAddBound,
+    check_walk(a.as<std::int64_t>(), n, signed_add_limit<std::int64_t>(), signed_add_bound<std::int64_t>(),
                "int64, n = " + std::to_string(n));
+    // Far beyond 32 bits: most values do not fit an int (a kernel that narrows to int fails).
+    const auto* x = a.as<std::int64_t>();
+    const auto fits_int = std::count_if(x, x + n, [](std::int64_t v) {
+      return v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max();
+    });
+    EXPECT_LT(static_cast<std::size_t>(fits_int), n / 100) << "int64, n = " << n;
   }
+  EXPECT_EQ(signed_add_bound<std::int32_t>(), 100);
+  EXPECT_EQ(signed_add_bound<std::int64_t>(), std::int64_t{1} << 40);
   // Two prefixes within +-limit differ by at most 2 * limit, which the type holds.
   EXPECT_EQ(signed_add_limit<std::int32_t>(), 1073741823);
   EXPECT_EQ(signed_add_limit<std::int64_t>(), 4611686018427387903);
@@ -191,8 +268,8 @@ TEST(Inputs, SignedAddInputsAreUniformDrawsWhileFarFromTheLimit) {
   const HostArray a = make_input(DType::int32, OpKind::add, n, 42);
   const HostArray b = make_input(DType::int64, OpKind::add, n, 42);
   std::mt19937_64 rng32(42), rng64(42);
-  std::uniform_int_distribution<std::int32_t> d32(-kSignedAddBound, kSignedAddBound);
-  std::uniform_int_distribution<std::int64_t> d64(-kSignedAddBound, kSignedAddBound);
+  std::uniform_int_distribution<std::int32_t> d32(-signed_add_bound<std::int32_t>(), signed_add_bound<std::int32_t>());
+  std::uniform_int_distribution<std::int64_t> d64(-signed_add_bound<std::int64_t>(), signed_add_bound<std::int64_t>());
   for (std::size_t i = 0; i < n; ++i) {
     ASSERT_EQ(a.as<std::int32_t>()[i], d32(rng32)) << i;
     ASSERT_EQ(b.as<std::int64_t>()[i], d64(rng64)) << i;
@@ -349,6 +426,58 @@ TEST(Verify, FloatToleranceEdgeForEveryKindAndType) {
   }
 }
 
+// A scan that keeps a value in `int` where it should keep T: the running sum (`acc`) or each element
+// as it is read (`element`). Conversions to int wrap modulo 2^32 (C++20), float ones truncate.
+template <class T>
+std::vector<T> narrowing_scan(const T* x, std::size_t n, ScanKind kind, bool element) {
+  std::vector<T> y(n);
+  int acc = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (kind == ScanKind::exclusive) y[i] = static_cast<T>(acc);
+    acc = element ? acc + static_cast<int>(x[i]) : static_cast<int>(static_cast<T>(acc) + x[i]);
+    if (kind == ScanKind::inclusive) y[i] = static_cast<T>(acc);
+  }
+  return y;
+}
+
+// The inputs expose a kernel that narrows T to int anywhere: for every 64-bit and floating type, at
+// small n, both scan kinds, narrowing the running sum or the elements fails verification; and so does
+// a double scan that keeps its running sum in float (the tolerance for double is 2^-52 relative).
+template <class T>
+void expect_narrowing_fails(DType type) {
+  for (const std::size_t n : {std::size_t{4}, std::size_t{16}, std::size_t{100}, std::size_t{1000}}) {
+    for (const std::uint64_t seed : {1u, 2u, 3u}) {
+      const HostArray input = make_input(type, OpKind::add, n, seed);
+      const T* x = input.as<T>();
+      for (const ScanKind kind : kAllKinds) {
+        const ScanProblem p{type, OpKind::add, kind, n, false};
+        for (const bool element : {false, true}) {
+          const std::vector<T> y = narrowing_scan(x, n, kind, element);
+          EXPECT_FALSE(verify_scan(p, x, y.data()).passed)
+              << name(type) << " " << name(kind) << " n = " << n << " seed " << seed
+              << (element ? ": elements" : ": running sum") << " narrowed to int passed";
+        }
+        if constexpr (std::is_same_v<T, double>) {
+          std::vector<T> y(n);
+          float acc = 0;
+          for (std::size_t i = 0; i < n; ++i) {
+            if (kind == ScanKind::exclusive) y[i] = acc;
+            acc = static_cast<float>(acc + x[i]);
+            if (kind == ScanKind::inclusive) y[i] = acc;
+          }
+          EXPECT_FALSE(verify_scan(p, x, y.data()).passed) << "double kept in float, n = " << n;
+        }
+      }
+    }
+  }
+}
+
+TEST(Verify, NarrowingToIntFails) {
+  expect_narrowing_fails<std::int64_t>(DType::int64);
+  expect_narrowing_fails<float>(DType::float32);
+  expect_narrowing_fails<double>(DType::float64);
+}
+
 TEST(Memory, RefusesWhatDoesNotFitSayingHowMuch) {
   try {
     check_fits(std::size_t{3} << 30, std::size_t{1} << 30, "GPU memory");
@@ -357,6 +486,23 @@ TEST(Memory, RefusesWhatDoesNotFitSayingHowMuch) {
     EXPECT_NE(std::string(e.what()).find("3.00 GiB"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("1.00 GiB"), std::string::npos) << e.what();
   }
+}
+
+// The one CSV writer: fields quoted where they must be (RFC 4180), the header once when appending.
+TEST(Report, CsvWriterQuotesAndAppendsUnderOneHeader) {
+  const std::string path = testing::TempDir() + "scanlab_csv_test.csv";
+  std::remove(path.c_str());
+  { CsvWriter(path, {"a", "b"}, true).row({"NVIDIA H100, CUDA 13.0", "say \"hi\""}); }
+  { CsvWriter(path, {"a", "b"}, true).row({"x", ""}); }
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "a,b\n\"NVIDIA H100, CUDA 13.0\",\"say \"\"hi\"\"\"\nx,\n");
+  { CsvWriter(path, {"c"}).row({"1"}); }  // not appending: overwritten
+  std::ifstream again(path);
+  const std::string fresh((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(fresh, "c\n1\n");
+  std::remove(path.c_str());
+  EXPECT_THROW(CsvWriter("/nonexistent-folder/x.csv", {"a"}), Error);
 }
 
 TEST(Report, StepsUnlimitedTakesLongestBlockPerLaunch) {

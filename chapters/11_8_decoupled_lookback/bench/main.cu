@@ -28,6 +28,7 @@
 
 #include "contender.hpp"
 #include "scanlab/algorithm.hpp"
+#include "scanlab/cli.hpp"
 #include "scanlab/error.hpp"
 #include "scanlab/inputs.hpp"
 #include "scanlab/memory.hpp"
@@ -71,23 +72,6 @@ Contenders lookback_contenders(DType type, bool sweep, unsigned spin_ns) {
 
 namespace {
 
-const char* const kUsage = R"(scanlab_bench: the lab's any-n scans vs CUB, Thrust and cudaMemcpy, one run.
-
-  --min-log2 K       smallest n = 2^K (default 10)
-  --max-log2 K       largest n = 2^K (default 29)
-  --log2 K,K,...     exactly these sizes (instead of the range)
-  --types LIST       element types, comma-separated: int32,float,int64,double (default int32,float)
-  --reps N           timed repetitions per size (default 20; the median is reported)
-  --warmup N         untimed runs before them (default 3)
-  --csv FILE         write the rows as CSV (default scanlab_bench.csv)
-  --only WORDS       run only contenders whose name contains one of these comma-separated words
-  --sweep            also run every compiled tile shape of 11.8 (decoupled_lookback_<threads>x<items>)
-  --spin-ns N        11.8: sleep N ns between two reads of an unpublished tile status (default 0)
-  --no-flush         do not empty L2 between timed runs
-  --no-sections      skip the section tables (11.6, 11.7, 11.8 through run_scan)
-  --help
-)";
-
 struct Options {
   std::vector<int> log2s;
   std::vector<DType> types{DType::int32, DType::float32};
@@ -110,74 +94,56 @@ std::vector<std::string> split(const std::string& text) {
   return parts;
 }
 
-/// `text` as a whole number from lo to hi, or an Error saying what `flag` needs (std::stoi would
-/// accept "12abc" and say only "stoi" for "abc").
+/// `text` as a whole number from lo to hi, or a UsageError saying what `flag` needs.
 int whole_number(const std::string& flag, const std::string& text, int lo, int hi) {
-  std::size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || v < lo || v > hi) {
-    throw Error(flag + " needs a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                ", not '" + text + "'");
-  }
-  return static_cast<int>(v);
+  const std::string what = "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+  return static_cast<int>(cli::whole_number(flag, text, static_cast<std::uint64_t>(lo), static_cast<std::uint64_t>(hi), what));
 }
 
+/// The command line, with the common parser (scanlab/cli.hpp): one line and exit status 2 on bad input.
 Options parse(int argc, char** argv) {
   Options o;
   int min_log2 = 10, max_log2 = 29;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw Error(a + " needs a value (see --help)");
-      return argv[++i];
-    };
-    if (a == "--help" || a == "-h") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else if (a == "--min-log2") {
-      min_log2 = whole_number(a, value(), 0, 33);
-    } else if (a == "--max-log2") {
-      max_log2 = whole_number(a, value(), 0, 33);
-    } else if (a == "--log2") {
-      for (const auto& k : split(value())) o.log2s.push_back(whole_number(a, k, 0, 33));
-    } else if (a == "--types") {
-      o.types.clear();
-      for (const auto& t : split(value())) {
-        const auto type = parse_dtype(t);
-        if (!type || *type == DType::uint32) throw Error("--types: use int32, float, int64 or double, not " + t);
-        o.types.push_back(*type);
-      }
-    } else if (a == "--reps") {
-      o.reps = whole_number(a, value(), 1, 1000000);
-    } else if (a == "--warmup") {
-      o.warmup = whole_number(a, value(), 0, 1000000);
-    } else if (a == "--csv") {
-      o.csv = value();
-    } else if (a == "--only") {
-      o.only = split(value());
-    } else if (a == "--sweep") {
-      o.sweep = true;
-    } else if (a == "--spin-ns") {
-      o.spin_ns = static_cast<unsigned>(whole_number(a, value(), 0, 1000000));
-    } else if (a == "--no-flush") {
-      o.flush = false;
-    } else if (a == "--no-sections") {
-      o.sections = false;
-    } else {
-      throw Error("unknown option " + a + " (see --help)");
-    }
+  bool help = false;
+  cli::Parser p("scanlab_bench", "scanlab_bench: the lab's any-n scans vs CUB, Thrust and cudaMemcpy, one run.");
+  p.option("--min-log2", "K", "smallest n = 2^K (default 10)",
+           [&](const std::string& v) { min_log2 = whole_number("--min-log2", v, 0, 33); });
+  p.option("--max-log2", "K", "largest n = 2^K (default 29)",
+           [&](const std::string& v) { max_log2 = whole_number("--max-log2", v, 0, 33); });
+  p.option("--log2", "K,K,...", "exactly these sizes (instead of the range)", [&](const std::string& v) {
+    for (const auto& k : split(v)) o.log2s.push_back(whole_number("--log2", k, 0, 33));
+  });
+  p.option("--types", "LIST", "element types, comma-separated: int32,float,int64,double (default int32,float)",
+           [&](const std::string& v) {
+             o.types.clear();
+             for (const auto& t : split(v)) {
+               const auto type = parse_dtype(t);
+               if (!type || *type == DType::uint32) throw UsageError("--types: use int32, float, int64 or double, not " + t);
+               o.types.push_back(*type);
+             }
+           });
+  p.option("--reps", "N", "timed repetitions per size (default 20; the median is reported)",
+           [&](const std::string& v) { o.reps = whole_number("--reps", v, 1, 1000000); });
+  p.option("--warmup", "N", "untimed runs before them (default 3)",
+           [&](const std::string& v) { o.warmup = whole_number("--warmup", v, 0, 1000000); });
+  p.option("--csv", "FILE", "write the rows as CSV (default scanlab_bench.csv)", o.csv);
+  p.option("--only", "WORDS", "run only contenders whose name contains one of these comma-separated words",
+           [&](const std::string& v) { o.only = split(v); });
+  p.flag("--sweep", "also run every compiled tile shape of 11.8 (decoupled_lookback_<threads>x<items>)", o.sweep);
+  p.option("--spin-ns", "N", "11.8: sleep N ns between two reads of an unpublished tile status (default 0)",
+           [&](const std::string& v) { o.spin_ns = static_cast<unsigned>(whole_number("--spin-ns", v, 0, 1000000)); });
+  p.flag("--no-flush", "do not empty L2 between timed runs", [&] { o.flush = false; });
+  p.flag("--no-sections", "skip the section tables (11.6, 11.7, 11.8 through run_scan)", [&] { o.sections = false; });
+  p.flag("--help,-h", "this text", help);
+  p.parse(argc, argv);
+  if (help) {
+    std::cout << p.help();
+    std::exit(0);
   }
   if (o.log2s.empty()) {
     for (int k = min_log2; k <= max_log2; ++k) o.log2s.push_back(k);
   }
-  for (int k : o.log2s) {
-    if (k < 0 || k > 33) throw Error("sizes are 2^0 .. 2^33");
-  }
+  if (o.log2s.empty()) throw UsageError("--min-log2 is above --max-log2: no size to run");
   return o;
 }
 
@@ -386,35 +352,24 @@ std::vector<SectionTable> section_tables() {
   return tables;
 }
 
-std::string csv_escape(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c == '\n' ? ' ' : c;
-  }
-  return out + "\"";
-}
-
-/// Writes rows as they come (flushed each time), so a run stopped half way still leaves its results.
+/// Writes rows as they come (the common CSV writer flushes each), so a run stopped half way still
+/// leaves its results.
 class CsvWriter {
  public:
   CsvWriter(const std::string& path, DeviceInfo device, std::string date)
-      : out_(path), device_(std::move(device)), date_(std::move(date)) {
-    if (!out_) throw Error("cannot write " + path);
-    out_ << "device,cuda_version,driver,sm_clock_mhz,mem_clock_mhz,date,algorithm,type,n,median_us,gbps,verified,"
-            "reps,min_us,timing,note\n";
-  }
+      : csv_(path, {"device", "cuda_version", "driver", "sm_clock_mhz", "mem_clock_mhz", "date", "algorithm", "type",
+                    "n", "median_us", "gbps", "verified", "reps", "min_us", "timing", "note"}),
+        device_(std::move(device)),
+        date_(std::move(date)) {}
   void write(const Row& r) {
     const DeviceInfo& d = device_;
-    out_ << csv_escape(d.name) << ',' << d.cuda_version << ',' << d.driver << ',' << d.sm_clock_mhz << ','
-         << d.mem_clock_mhz << ',' << date_ << ',' << r.algorithm << ',' << name(r.type) << ',' << r.n << ','
-         << r.median_us << ',' << r.gbps << ',' << (r.verified ? 1 : 0) << ',' << r.reps << ',' << r.min_us << ','
-         << r.timing << ',' << csv_escape(r.note) << std::endl;
+    csv_.row({d.name, d.cuda_version, d.driver, std::to_string(d.sm_clock_mhz), std::to_string(d.mem_clock_mhz), date_,
+              r.algorithm, name(r.type), std::to_string(r.n), format_number(r.median_us), format_number(r.gbps),
+              r.verified ? "1" : "0", std::to_string(r.reps), format_number(r.min_us), r.timing, r.note});
   }
 
  private:
-  std::ofstream out_;
+  scanlab::CsvWriter csv_;
   DeviceInfo device_;
   std::string date_;
 };

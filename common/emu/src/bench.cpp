@@ -1,32 +1,41 @@
 // scanlab_emu_bench: what a fiber switch costs on this machine, and how long a 1,048,576-element
 // block-by-block Kogge-Stone scan (1024 threads per block, or THREADS) takes on the emulator, for orientation.
 #include <cstdio>
-#include <cstdlib>
+#include <iostream>
+#include <string>
 
+#include "scanlab/cli.hpp"
 #include "scanlab/emu/runtime.hpp"
 #include "scanlab/stats.hpp"
 
 extern "C" double scanlab_emu_bench_kogge_stone(unsigned n, unsigned threads);
 
-namespace {
-
-/// A whole number from 1 to 2^31 - 1 made of digits only, else 0 ("-5" or "1e6" are not sizes).
-unsigned positive(const char* text) {
-  char* end = nullptr;
-  const unsigned long v = std::strtoul(text, &end, 10);
-  const bool digits = text[0] >= '0' && text[0] <= '9' && *end == '\0';
-  return digits && v <= 0x7fffffffUL ? static_cast<unsigned>(v) : 0;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   using namespace scanlab::emu;
-  const unsigned n = argc > 1 ? positive(argv[1]) : 1u << 20;
-  const unsigned threads = argc > 2 ? positive(argv[2]) : 1024;
-  if (argc > 3 || n == 0 || threads == 0 || threads > 1024 || (threads & (threads - 1)) != 0) {
-    std::fprintf(stderr, "usage: scanlab_emu_bench [N [THREADS]]: N > 0 elements, THREADS a power of two up to 1024\n");
+  unsigned n = 1u << 20;
+  unsigned threads = 1024;
+  bool help = false;
+  scanlab::cli::Parser parser("scanlab_emu_bench",
+                              "scanlab_emu_bench: the cost of a fiber switch, and of a block-by-block Kogge-Stone "
+                              "scan on the emulator");
+  parser.positional("N", "elements to scan (default 1048576)", [&](const std::string& v) {
+    n = static_cast<unsigned>(scanlab::cli::whole_number("N", v, 1, 0x7fffffff, "a whole number from 1 to 2^31 - 1"));
+  });
+  parser.positional("THREADS", "threads per block, a power of two up to 1024 (default 1024)", [&](const std::string& v) {
+    threads = static_cast<unsigned>(scanlab::cli::whole_number("THREADS", v, 1, 1024, "a power of two up to 1024"));
+    if ((threads & (threads - 1)) != 0) throw scanlab::UsageError("THREADS needs a power of two up to 1024, not '" + v + "'");
+  });
+  parser.flag("--help,-h", "this text", help);
+  try {
+    parser.parse(argc, argv);
+  } catch (const scanlab::UsageError& e) {
+    std::fprintf(stderr, "usage: scanlab_emu_bench [N [THREADS]]: N > 0 elements, THREADS a power of two up to 1024: %s\n",
+                 e.what());
     return 2;
+  }
+  if (help) {
+    std::cout << parser.help();
+    return 0;
   }
   measure_switch_ns(100000);  // warm up
   double best = 1e9;

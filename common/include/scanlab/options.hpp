@@ -7,19 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "scanlab/cli.hpp"
 #include "scanlab/types.hpp"
 
 namespace scanlab {
-
-/// A bad command line: the message is one line saying what is wrong and what to do.
-class UsageError : public std::exception {
- public:
-  explicit UsageError(std::string message) : message_(std::move(message)) {}
-  const char* what() const noexcept override { return message_.c_str(); }
-
- private:
-  std::string message_;
-};
 
 struct Options {
   std::optional<std::size_t> n;          ///< --n (default: the section's)
@@ -41,12 +32,18 @@ struct Options {
   std::string thread_order;              ///< --thread-order forward|reverse|random (cpu backend)
   bool list = false;                     ///< --list: print the algorithms and exit
   bool help = false;                     ///< --help
+  bool capabilities = false;             ///< --capabilities: print what the program supports as JSON
 };
 
-/// Parses argv; throws UsageError on an unknown flag or a bad value.
+/// Registers every section program's option on `parser`, each storing into `o` (which must outlive
+/// the parser's parse()). The one list of the section programs' options: parsing, --help and
+/// --capabilities all come from it.
+void add_section_options(cli::Parser& parser, Options& o);
+
+/// Parses argv; throws UsageError (one line) on an unknown option or a bad value.
 Options parse_options(int argc, const char* const* argv);
 
-/// The --help text (program name and section title first).
-std::string usage(const std::string& program, const std::string& title);
+/// Throws UsageError if options that exclude each other were given together (--input with --n).
+void check_combinations(const Options& o);
 
 }  // namespace scanlab

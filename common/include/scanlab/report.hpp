@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,25 @@ struct ResultRow {
   std::uint64_t steps = 0;             ///< cpu backend: steps with unlimited execution units
   std::string date;       ///< UTC, ISO 8601
 };
+
+/// The one CSV writer of every program: a header, then rows, each field quoted where it needs it
+/// (RFC 4180: a field with a comma, a quote or a line break), each row flushed as it is written (a
+/// run stopped half way leaves the rows it measured).
+class CsvWriter {
+ public:
+  /// Opens `path`: `append` adds rows after those there (the header only if the file is new or
+  /// empty), else the file is overwritten. Throws scanlab::Error if it cannot be written.
+  CsvWriter(const std::string& path, const std::vector<std::string>& header, bool append = false);
+  void row(const std::vector<std::string>& fields);
+
+ private:
+  std::ofstream out_;
+};
+
+/// A CSV field, quoted if it needs to be.
+std::string csv_field(const std::string& s);
+/// A number as text with `precision` significant digits ("%g"-like; 0.5, 1e-07, 12345.7).
+std::string format_number(double v, int precision = 6);
 
 /// Appends rows to a CSV file, writing the header first if the file is new or empty.
 void append_csv(const std::string& path, const std::vector<ResultRow>& rows);
