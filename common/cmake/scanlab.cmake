@@ -338,6 +338,9 @@ function(scanlab_add_section)
   cmake_parse_arguments(S "IN_BLOCK;BENCH" "ID;DIR;NAMESPACE" "KERNELS;KERNEL_INCLUDES;SANITIZE_ARGS" ${ARGN})
   string(REPLACE "." "_" id "${S_ID}")
   set(chapter "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT SCANLAB_HAVE_SOLUTIONS)  # the student release: the student's own kernels of those sections
+    string(REPLACE "${PROJECT_SOURCE_DIR}/solutions/" "${SCANLAB_EXERCISES_DIR}/" S_KERNEL_INCLUDES "${S_KERNEL_INCLUDES}")
+  endif()
   # For the other parts of the build (the benchmark, scanlab_programs): what this section declared.
   set_property(GLOBAL PROPERTY SCANLAB_NAMESPACE_${id} ${S_NAMESPACE})
   if(S_BENCH)
@@ -404,7 +407,7 @@ function(scanlab_add_section)
   # Section 11.3 measures the solution kernels of the other sections on the emulator, so that its
   # tests grade the student's work model alone. When the solutions are not built (./lab grade), build
   # that one cpu library anyway, outside `all`: only a target that links it (11.3's tests) builds it.
-  if(NOT SCANLAB_BUILD_SOLUTIONS AND SCANLAB_HAVE_CPU)
+  if(NOT SCANLAB_BUILD_SOLUTIONS AND SCANLAB_HAVE_CPU AND SCANLAB_HAVE_SOLUTIONS)
     set(lib scanlab_${id}_solution_cpu)
     scanlab_kernel_library(${lib} cpu "${chapter}/launch.cpp" "${PROJECT_SOURCE_DIR}/solutions/${S_DIR}"
                            ${S_KERNEL_INCLUDES})
