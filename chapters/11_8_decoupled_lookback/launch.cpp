@@ -26,7 +26,7 @@ const Algorithm kAlgorithms[] = {
     {"persistent_pipelined",
      "the same look-back in persistent blocks: a producer warp streams tiles into a ring of shared-memory "
      "stages (TMA bulk copies and mbarriers on sm_90) while the scan warps scan and look back",
-     "beyond the book (persistent_scan.cuh)", 0, &run_scan<TunedPersistentScan>},
+     "beyond the book (persistent_scan.cuh)", 0, &run_scan<TunedPersistentScan>, /*given=*/true},
 };
 
 }  // namespace

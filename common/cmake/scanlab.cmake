@@ -384,6 +384,10 @@ function(scanlab_add_section)
       if(SCANLAB_BUILD_TESTS AND EXISTS "${chapter}/tests.cpp")
         set(test_exe test_${id}_${source}_${backend})
         scanlab_section_test(${test_exe} "${chapter}" ${lib} "${hint}")
+        if(source STREQUAL "exercise")
+          # Grades a student's kernels: the kernels a section gives (Algorithm::given) are not graded.
+          target_compile_definitions(${test_exe} PRIVATE SCANLAB_GRADES_EXERCISE=1)
+        endif()
         scanlab_discover_tests(${test_exe} PREFIX "${S_ID}.${source}.${backend}."
                                LABELS ${S_ID} ${backend} ${source})
         list(APPEND student_targets ${test_exe})
