@@ -360,6 +360,16 @@ def page_text(text, section, expander, where):
             s = next((s for s in expander.sections if s["folder"] == folder.group(1)), None)
             if s:
                 return f"\\ref {s['label']} \"{words}\""
+        page = re.search(r"docs/pages/([A-Za-z0-9_.-]+\.md)$", target)
+        if page:  # a page of the site: a subpage of this section (nested under it in the tree)
+            try:
+                with open(os.path.join(expander.root, "docs", "pages", page.group(1)), encoding="utf-8") as f:
+                    label = re.search(r"\{#([A-Za-z0-9_]+)\}", f.readline())
+            except OSError:
+                label = None
+            if label:
+                return f"\\subpage {label.group(1)} \"{words}\""
+            expander.problems.add(where, f"the link to {target}: no such page with a {{#label}} on its first line")
         return words  # a file of the repository: its name is in the words; the site has no copy
     body = "\n".join(LINK.sub(link, line) if not line.startswith("    ") else line for line in lines[1:])
     if section and not re.search(r"<!--\s*gen\s+nav", text_in):

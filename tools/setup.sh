@@ -3,10 +3,11 @@
 # root). The one list of the project's Debian packages; ./lab runs it before every build, and a
 # second run only checks (a moment).
 #
-#   tools/setup.sh [--preset NAME] [--docs]
+#   tools/setup.sh [--preset NAME] [--docs] [--sandbox]
 #
 # --preset gpu: the cuda-only build, without Boost.Context. --docs: Doxygen and Graphviz are
-# required (else installed when possible, and only warned about). Exit status 0 when everything
+# required (else installed when possible, and only warned about). --sandbox: bubblewrap is required
+# (./lab grade --class), else not installed. Exit status 0 when everything
 # required is there; else 1, with one line that says what to run.
 set -euo pipefail
 
@@ -25,6 +26,7 @@ python3                required  cmd:python3
 python3-matplotlib     optional  matplotlib
 doxygen                docs      cmd:doxygen
 graphviz               docs      cmd:dot
+bubblewrap             sandbox   cmd:bwrap
 '
 
 say() { printf '[lab] %s\n' "$*"; }
@@ -32,12 +34,13 @@ warn() { printf '[lab] warning: %s\n' "$*" >&2; }
 die() { printf '[lab] error: %s\n' "$*" >&2; exit 1; }
 have() { command -v "$1" >/dev/null 2>&1; }
 
-preset=default docs=0
+preset=default docs=0 sandbox=0
 while (($#)); do
   case "$1" in
     --preset) preset=${2:?--preset needs a name}; shift 2 ;;
     --docs) docs=1; shift ;;
-    *) die "tools/setup.sh: unknown argument '$1' (use --preset NAME, --docs)" ;;
+    --sandbox) sandbox=1; shift ;;
+    *) die "tools/setup.sh: unknown argument '$1' (use --preset NAME, --docs, --sandbox)" ;;
   esac
 done
 # nvcc where the CUDA toolkit puts it, even when PATH does not say so (./lab does the same).
@@ -71,6 +74,7 @@ while read -r pkg need specs; do
   case "$need" in
     required) required+=("$pkg") ;;
     emulator) [[ "$preset" == gpu ]] || required+=("$pkg") ;;
+    sandbox) ((sandbox)) && required+=("$pkg") ;;
     docs) if ((docs)); then required+=("$pkg"); else optional+=("$pkg"); fi ;;
     *) optional+=("$pkg") ;;
   esac

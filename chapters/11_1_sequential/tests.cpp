@@ -18,7 +18,7 @@ const AlgorithmTable& table() {
 }
 
 const bool registered = [] {
-  grading::register_grading_tests(table(), {SCANLAB_SOURCE_HINT, 100000, true});
+  grading::register_grading_tests(table(), {SCANLAB_SOURCE_HINT, 100000, true, SCANLAB_EXERCISE_BUILD});
   return true;
 }();
 

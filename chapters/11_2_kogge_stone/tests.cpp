@@ -30,7 +30,7 @@ const AlgorithmTable& table() {
 }
 
 const bool registered = [] {
-  grading::register_grading_tests(table(), {SCANLAB_SOURCE_HINT, 1024, true});
+  grading::register_grading_tests(table(), {SCANLAB_SOURCE_HINT, 1024, true, SCANLAB_EXERCISE_BUILD});
   return true;
 }();
 

@@ -26,7 +26,7 @@ const AlgorithmTable& table() {
 }
 
 const bool registered = [] {
-  grading::register_grading_tests(table(), {SCANLAB_SOURCE_HINT, 5000, true});
+  grading::register_grading_tests(table(), {SCANLAB_SOURCE_HINT, 5000, true, SCANLAB_EXERCISE_BUILD});
   return true;
 }();
 

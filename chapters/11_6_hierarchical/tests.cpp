@@ -41,7 +41,7 @@ const bool registered = [] {
   // up to 3 sections and one element; the other kernels are checked below.
   const AlgorithmTable& t = table();
   grading::register_grading_tests({t.backend, t.algorithms.first(1), t.device},
-                                  {SCANLAB_SOURCE_HINT, 3 * 4096 + 1, true});
+                                  {SCANLAB_SOURCE_HINT, 3 * 4096 + 1, true, SCANLAB_EXERCISE_BUILD});
   return true;
 }();
 

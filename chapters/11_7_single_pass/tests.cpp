@@ -59,8 +59,9 @@ const bool registered = [] {
   // one element, and the 256-element sections as far: chains of up to 49 blocks.
   const AlgorithmTable& t = table();
   grading::register_grading_tests({t.backend, t.algorithms.first(1), t.device},
-                                  {SCANLAB_SOURCE_HINT, 3 * 4096 + 1, true});
-  grading::register_grading_tests(test_table(), {SCANLAB_SOURCE_HINT, 3 * 4096 + 1, true});
+                                  {SCANLAB_SOURCE_HINT, 3 * 4096 + 1, true, SCANLAB_EXERCISE_BUILD});
+  grading::register_grading_tests(test_table(),
+                                  {SCANLAB_SOURCE_HINT, 3 * 4096 + 1, true, SCANLAB_EXERCISE_BUILD});
   return true;
 }();
 

@@ -24,6 +24,8 @@ struct RepeatedLaunches {
   unsigned prefix_period_log2 = 0;  ///< only tiles numbered k * 2^this publish their prefix
   std::size_t offset = 0;           ///< input and output start this many elements into their buffers
   std::uint64_t seed = 11;
+  bool persistent = false;     ///< the persistent pipelined kernel (persistent_scan.cuh) instead
+  std::size_t max_blocks = 0;  ///< persistent: blocks per launch at most (0: as many as fit)
 };
 
 /// "" if every launch verified, else the first failure (which launch, and the verifier's message).
@@ -33,5 +35,8 @@ SCANLAB_EXPORT std::string repeated_launches_cpu(const RepeatedLaunches& request
 /// Elements per tile (one block's share) for elements of `type`.
 SCANLAB_EXPORT std::size_t tile_items_cuda(DType type);
 SCANLAB_EXPORT std::size_t tile_items_cpu(DType type);
+/// Elements per tile of the persistent pipelined kernel.
+SCANLAB_EXPORT std::size_t persistent_tile_items_cuda(DType type);
+SCANLAB_EXPORT std::size_t persistent_tile_items_cpu(DType type);
 
 }  // namespace scanlab::s11_8

@@ -43,7 +43,8 @@ std::size_t tile_items(DType type) {
 
 // Sizes for the grading tests: up to 200,000 on the emulator, 2^22 + a few on a GPU.
 const bool registered = [] {
-  grading::register_grading_tests(table(), {SCANLAB_SOURCE_HINT, on_gpu() ? (1u << 22) + 5 : 200000, true});
+  grading::register_grading_tests(table(),
+                                  {SCANLAB_SOURCE_HINT, on_gpu() ? (1u << 22) + 5 : 200000, true, SCANLAB_EXERCISE_BUILD});
   return true;
 }();
 
@@ -145,6 +146,109 @@ TEST(Section11_8, MisalignedArrays) {
   }
 }
 
+// ---- the persistent pipelined kernel (persistent_scan.cuh) -------------------------------------
+// Given, not written by the student: tested in the solution build only (Algorithm::given).
+#if !defined(SCANLAB_GRADES_EXERCISE)
+
+std::size_t persistent_tile_items(DType type) {
+#if defined(SCANLAB_LINKED_CUDA)
+  return s11_8::persistent_tile_items_cuda(type);
+#else
+  return s11_8::persistent_tile_items_cpu(type);
+#endif
+}
+const Algorithm& persistent() {
+  static const Algorithm a = grading::algorithm_named(table(), "persistent_pipelined");
+  return a;
+}
+
+// Around 1, 2, 3 and 33 tiles: the last tile is copied by the producer warp, the others by bulk copies
+// (on sm_90); a ring of stages wraps around many times.
+TEST(Section11_8, PersistentTileBoundaries) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+  for (const DType type : {DType::int32, DType::float64}) {
+    const std::size_t tile = persistent_tile_items(type);
+    std::vector<std::size_t> sizes;
+    for (const std::size_t tiles : {1u, 2u, 3u, 33u}) {
+      for (const std::size_t n : {tiles * tile - 1, tiles * tile, tiles * tile + 1}) sizes.push_back(n);
+    }
+    for (const OpKind op : {OpKind::add, OpKind::last}) {
+      for (const ScanKind kind : kAllKinds) {
+        EXPECT_EQ(grading::check_sizes(persistent(), type, op, kind, sizes), "") << "tile of " << tile << " elements";
+      }
+    }
+  }
+}
+
+// 100 launches on one workspace; on the cpu backend with two workers and 1, 2 or 3 blocks (each
+// block scans many tiles: the ring of stages turns over many times, and the ticket counter must be
+// rewound by exactly the last ticket of each launch).
+TEST(Section11_8, PersistentHundredLaunchesOnOneWorkspace) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+#if defined(SCANLAB_LINKED_CPU)
+  EmulatorSettings settings;
+  settings->workers = 2;
+#endif
+  for (const DType type : {DType::int32, DType::int64}) {
+    for (const std::size_t blocks : {0u, 1u, 3u}) {
+      s11_8::RepeatedLaunches r;
+      r.type = type;
+      r.persistent = true;
+      r.max_blocks = blocks;
+      r.n = on_gpu() ? (std::size_t{1} << 22) + 3 : 6 * persistent_tile_items(type) + 3;
+      r.launches = on_gpu() || blocks == 0 ? 100 : 20;
+      EXPECT_EQ(repeated_launches(r), "") << "at most " << blocks << " blocks (0: as many as fit)";
+    }
+  }
+}
+
+// Only tile 0 publishes its prefix: every look-back walks through windows of aggregates, in order.
+TEST(Section11_8, PersistentLookBackThroughWindowsOfAggregates) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+  for (const DType type : {DType::int32, DType::uint32, DType::int64, DType::float32, DType::float64}) {
+    for (const OpKind op : kAllOps) {
+      for (const ScanKind kind : kAllKinds) {
+        s11_8::RepeatedLaunches r;
+        r.type = type;
+        r.op = op;
+        r.kind = kind;
+        r.persistent = true;
+        r.n = (on_gpu() ? 200 : 40) * persistent_tile_items(type) + 5;
+        r.launches = 2;
+        r.prefix_period_log2 = 31;
+        EXPECT_EQ(repeated_launches(r), "") << name(type) << " " << name(op) << " " << name(kind);
+      }
+    }
+  }
+}
+
+// Misaligned input or output: the producer warp copies every tile (no bulk copies), stores go element
+// by element.
+TEST(Section11_8, PersistentMisalignedArrays) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+  for (const DType type : {DType::int32, DType::float64}) {
+    for (const std::size_t offset : {1u, 3u}) {
+      s11_8::RepeatedLaunches r;
+      r.type = type;
+      r.op = OpKind::last;
+      r.persistent = true;
+      r.n = 5 * persistent_tile_items(type) + 7;
+      r.launches = 2;
+      r.offset = offset;
+      EXPECT_EQ(repeated_launches(r), "") << "offset " << offset;
+    }
+  }
+}
+
+TEST(Section11_8, PersistentTwoToThe30IntsOnAGpu) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+  if (!on_gpu()) GTEST_SKIP() << "2^30 elements run on a GPU only (the emulator would take hours)";
+  for (const ScanKind kind : kAllKinds) {
+    EXPECT_EQ(grading::check_sizes(persistent(), DType::int32, OpKind::add, kind, {std::size_t{1} << 30}), "");
+  }
+}
+#endif  // !SCANLAB_GRADES_EXERCISE
+
 #if defined(SCANLAB_LINKED_CPU)
 // Tiles are numbered by a ticket counter, not by blockIdx, so the order in which blocks start does
 // not matter (numbered by blockIdx, a block started first would wait for ever on a block not started).
@@ -159,6 +263,12 @@ TEST(Section11_8, AnyBlockOrder) {
                                    {5 * tile_items(DType::int32) + 9}),
               "")
         << emu::order_name(order) << " block order; see " << SCANLAB_SOURCE_HINT;
+#if !defined(SCANLAB_GRADES_EXERCISE)
+    EXPECT_EQ(grading::check_sizes(persistent(), DType::int32, OpKind::last, ScanKind::inclusive,
+                                   {5 * persistent_tile_items(DType::int32) + 9}),
+              "")
+        << emu::order_name(order) << " block order, persistent kernel";
+#endif
   }
 }
 #endif

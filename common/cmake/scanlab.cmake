@@ -338,6 +338,9 @@ function(scanlab_add_section)
   cmake_parse_arguments(S "IN_BLOCK;BENCH" "ID;DIR;NAMESPACE" "KERNELS;KERNEL_INCLUDES;SANITIZE_ARGS" ${ARGN})
   string(REPLACE "." "_" id "${S_ID}")
   set(chapter "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT SCANLAB_HAVE_SOLUTIONS)  # the student release: the student's own kernels of those sections
+    string(REPLACE "${PROJECT_SOURCE_DIR}/solutions/" "${SCANLAB_EXERCISES_DIR}/" S_KERNEL_INCLUDES "${S_KERNEL_INCLUDES}")
+  endif()
   # For the other parts of the build (the benchmark, scanlab_programs): what this section declared.
   set_property(GLOBAL PROPERTY SCANLAB_NAMESPACE_${id} ${S_NAMESPACE})
   if(S_BENCH)
@@ -381,6 +384,10 @@ function(scanlab_add_section)
       if(SCANLAB_BUILD_TESTS AND EXISTS "${chapter}/tests.cpp")
         set(test_exe test_${id}_${source}_${backend})
         scanlab_section_test(${test_exe} "${chapter}" ${lib} "${hint}")
+        if(source STREQUAL "exercise")
+          # Grades a student's kernels: the kernels a section gives (Algorithm::given) are not graded.
+          target_compile_definitions(${test_exe} PRIVATE SCANLAB_GRADES_EXERCISE=1)
+        endif()
         scanlab_discover_tests(${test_exe} PREFIX "${S_ID}.${source}.${backend}."
                                LABELS ${S_ID} ${backend} ${source})
         list(APPEND student_targets ${test_exe})
@@ -404,7 +411,7 @@ function(scanlab_add_section)
   # Section 11.3 measures the solution kernels of the other sections on the emulator, so that its
   # tests grade the student's work model alone. When the solutions are not built (./lab grade), build
   # that one cpu library anyway, outside `all`: only a target that links it (11.3's tests) builds it.
-  if(NOT SCANLAB_BUILD_SOLUTIONS AND SCANLAB_HAVE_CPU)
+  if(NOT SCANLAB_BUILD_SOLUTIONS AND SCANLAB_HAVE_CPU AND SCANLAB_HAVE_SOLUTIONS)
     set(lib scanlab_${id}_solution_cpu)
     scanlab_kernel_library(${lib} cpu "${chapter}/launch.cpp" "${PROJECT_SOURCE_DIR}/solutions/${S_DIR}"
                            ${S_KERNEL_INCLUDES})

@@ -135,6 +135,7 @@ void register_grading_tests(const AlgorithmTable& table, const GradingOptions& o
   keep.push_back(table);
   const AlgorithmTable& kept = keep.back();
   for (const Algorithm& algorithm : kept.algorithms) {
+    if (options.exercise && algorithm.given) continue;  // not the student's kernel: no points for it
     for (DType type : kAllTypes) {
       for (OpKind op : kAllOps) {
         for (ScanKind kind : kAllKinds) {

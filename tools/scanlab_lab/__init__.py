@@ -5,7 +5,13 @@
     ctest.py       what ctest wrote: the JUnit file and the console log
     diagnose.py    a failed test's first diagnosis and its kind (wrong value, race, crash, ...)
     buildlog.py    compiler output: warnings and errors, with the student's own paths
+    config.py      grading.toml: each section's points and which of its tests count
     grade.py       ./lab grade: build each section, run its tests, write the report
+    class_grade.py ./lab grade --class: a whole class, N job slots, gradebook.csv
+    sandbox.py     the sandbox each submission builds and runs in (bubblewrap, limits, #includes)
+    cap_output.sh  the test command prefix that cuts a test's output at a limit (--class)
+    release.py     ./lab release --student: the student release (no solutions)
+    gradescope.py  the Gradescope autograder (tools/gradescope/run_autograder)
     report.py      ./lab grade: print the report
     results.py     ./lab run: the table of the programs' JSON results
     run.py         ./lab run: run each section's program as it describes itself (--capabilities)

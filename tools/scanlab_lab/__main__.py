@@ -11,12 +11,18 @@
     grade ROOT [SECTION...] [--exercises PATH]
                                            build, test and report (after grade-prepare and the
                                            configure step); exit 0 all passed, 1 some failed
+    grade-class ROOT --class DIR [--jobs N] [--timeout S] [--no-sandbox] [SECTION...]
+                                           grade a whole class (class_grade.py)
+    grade-slot ROOT SLOT_DIR SECTION...    grade the submission in a class job slot (run in the
+                                           sandbox by grade-class)
+    release ROOT --student DIR             write the student release (release.py)
+    gradescope ROOT                        grade /autograder/submission (gradescope.py)
 
 Errors are one line each on stderr, "[lab] error: ...", with exit status 2 for bad input."""
 import os
 import sys
 
-from . import LabError, exercises, grade, results, run, sections
+from . import LabError, class_grade, exercises, grade, results, run, sections
 
 
 def grade_arguments(args):
@@ -109,8 +115,25 @@ def main(argv):
         backends = grade.backends_to_grade(bdir)
         if not backends:
             raise LabError("build/grade has no backend to grade (SCANLAB_BACKENDS)", 2)
-        g = grade.Grading(root, bdir, chosen, student, label, copy, os.environ.get("LAB_JOBS") or None)
+        g = grade.Grading(root, bdir, chosen, student, label, copy, os.environ.get("LAB_JOBS") or None,
+                          includes_checked=os.environ.get("LAB_CHECK_INCLUDES") == "1")
         return g.grade(backends)
+    if command == "grade-class":
+        names, cls, jobs, timeout, box = class_grade.arguments(args)
+        chosen = sections.resolve(sections.load(root), names)
+        cls = os.path.join(os.environ.get("LAB_CWD", os.getcwd()), cls)  # as the user wrote it, from their folder
+        return class_grade.ClassGrading(root, chosen, os.path.abspath(cls), jobs, timeout, box).run()
+    if command == "grade-slot":
+        slot, chosen = args[0], sections.resolve(sections.load(root), args[1:])
+        g = grade.Grading(root, slot, chosen, os.path.join(slot, "exercises"), os.path.join(slot, "exercises"),
+                          jobs=os.environ.get("LAB_JOBS") or None, preset=None, echo=False, includes_checked=True)
+        return g.grade(grade.backends_to_grade(slot))
+    if command == "release":
+        from . import release
+        return release.main(root, args)
+    if command == "gradescope":
+        from . import gradescope
+        return gradescope.main(root, args)
     raise LabError(f"unknown command '{command}'", 2)
 
 

@@ -12,13 +12,21 @@ import sys
 import xml.etree.ElementTree as ET
 from typing import Dict, List
 
-from . import LabError, buildlog, ctest, diagnose, exercises, report
+from . import LabError, buildlog, config, ctest, diagnose, exercises, report, sandbox
+from . import sections as sections_file
 from .sections import Section
 
 
 class Grading:
-    def __init__(self, root, bdir, sections: List[Section], student_dir, label, copy_dir=None, jobs=None):
+    def __init__(self, root, bdir, sections: List[Section], student_dir, label, copy_dir=None, jobs=None,
+                 preset="grade", rules=None, echo=True, includes_checked=False):
         self.root, self.bdir, self.sections = root, bdir, sections
+        # The build: `cmake --build --preset grade` (build/grade), or, with preset=None, the build tree
+        # bdir itself (./lab grade --class: one per job slot).
+        self.preset = preset
+        self.rules = rules or config.load(root, [s.id for s in sections_file.load(root)])
+        self.includes_checked = includes_checked  # refuse #includes outside the student's folder (--class)
+        self.echo = echo  # print the compiler's output as it comes (the class grader keeps it in logs)
         self.student_dir = student_dir  # the student's folder (absolute), or exercises/
         self.label = label  # that folder as the user gave it (exercises when none was given)
         self.copy_dir = copy_dir  # where it was copied for the build (None: built in place)
@@ -34,7 +42,8 @@ class Grading:
     def build(self, section: Section, backends) -> dict:
         """Builds the section's exercise tests; returns {status, warnings, error, log}."""
         targets = [f"test_{section.us}_exercise_{b}" for b in backends]
-        cmd = ["cmake", "--build", "--preset", "grade"] + (["--parallel", self.jobs] if self.jobs else [])
+        where = ["--preset", self.preset] if self.preset else [self.bdir]
+        cmd = ["cmake", "--build"] + where + (["--parallel", str(self.jobs)] if self.jobs else [])
         cmd += ["--target"] + targets
         proc = subprocess.Popen(cmd, cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 universal_newlines=True, errors="replace")
@@ -42,8 +51,9 @@ class Grading:
         for line in proc.stdout:
             line = self.student_text(line)
             lines.append(line)
-            sys.stdout.write(line)
-            sys.stdout.flush()
+            if self.echo:
+                sys.stdout.write(line)
+                sys.stdout.flush()
         rc = proc.wait()
         text = "".join(lines)
         log = os.path.join(self.bdir, f"build-{section.id}.log")
@@ -76,8 +86,9 @@ class Grading:
             return 0
         ids = "|".join(re.escape(s.id) for s in built)
         regex = f"^({ids})\\.exercise\\.({'|'.join(backends)})\\."
-        say(f"testing (ctest --preset grade -L exercise -R '{regex}'; log: {rel(self.log, self.root)})...")
-        cmd = ["ctest", "--preset", "grade", "-L", "exercise", "-R", regex, "--output-junit", self.junit]
+        where = ["--preset", self.preset] if self.preset else ["--test-dir", self.bdir, "--output-on-failure"]
+        say(f"testing (ctest {' '.join(where)} -L exercise -R '{regex}'; log: {rel(self.log, self.root)})...")
+        cmd = ["ctest"] + where + ["-L", "exercise", "-R", regex, "--output-junit", self.junit]
         proc = subprocess.Popen(cmd, cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 universal_newlines=True, errors="replace")
         with open(self.log, "w", encoding="utf-8") as log:
@@ -98,8 +109,13 @@ class Grading:
             if not os.path.isfile(os.path.join(self.root, "chapters", section.folder, "tests.cpp")):
                 builds[section.id] = {"status": "no-tests", "warnings": [], "error": "", "log": None}
                 continue
-            say(f"building section {section.id} ({k} of {n})...")
-            builds[section.id] = self.build(section, backends)
+            refused = sandbox.check_includes(os.path.join(self.student_dir, section.folder), self.label) \
+                if self.includes_checked else []
+            if refused:
+                builds[section.id] = {"status": "build-failed", "warnings": [], "error": "\n".join(refused), "log": None}
+            else:
+                say(f"building section {section.id} ({k} of {n})...")
+                builds[section.id] = self.build(section, backends)
             if builds[section.id]["status"] == "build-failed":
                 warn(f"section {section.id} does not build: it scores 0 (the compiler's messages are above)")
         built = [s for s in self.sections if builds[s.id]["status"] == "built"]
@@ -121,12 +137,15 @@ class Grading:
                    "junit": self.junit if os.path.exists(self.junit) else None, "sections": []}
         for section in self.sections:
             b = builds[section.id]
-            mine = [c for c in cases if c.name.startswith(section.id + ".exercise.")]
+            rule = self.rules.rule(section.id)
+            # The tests that count (grading.toml), named after "<section>.exercise.<backend>.".
+            mine = [c for c in cases if c.name.startswith(section.id + ".exercise.")
+                    and rule.counts(c.name[len(section.id) + len(".exercise."):].partition(".")[2])]
             failed = []
             for c in mine:
                 if c.result == "failed":
                     d = diagnose.diagnose(c.name, c.output, statuses.get(c.name, "Failed"), c.time_s)
-                    failed.append({"name": c.name, "why": self.student_text(d.why), "kind": d.kind})
+                    failed.append({"name": c.name, "why": clip(self.student_text(d.why)), "kind": d.kind})
             if b["status"] == "build-failed":
                 failed.append({"name": f"{section.id}.exercise.build", "kind": "build error",
                                "why": b["error"] or "the exercise does not compile"})
@@ -143,7 +162,7 @@ class Grading:
                 "section": section.id, "title": section.title, "status": status,
                 "passed": passed, "failed": len(failed) if status == "build-failed" else total - passed,
                 "skipped": skipped, "total": total,
-                "points": round(10 * passed / total, 1) if total else 0.0, "max_points": 10,
+                "points": round(rule.weight * passed / total, 1) if total else 0.0, "max_points": rule.weight,
                 "failed_tests": failed,
                 "warnings": b["warnings"],
                 "untouched": [f"{self.label}/{section.folder}/{f}" for f in untouched],
@@ -151,7 +170,7 @@ class Grading:
                 "build_log": b["log"],
             })
         summary["total_points"] = round(sum(s["points"] for s in summary["sections"]), 1)
-        summary["max_points"] = 10 * len(summary["sections"])
+        summary["max_points"] = round(sum(s["max_points"] for s in summary["sections"]), 1)
         summary["all_passed"] = all(s["status"] == "graded" and s["failed"] == 0 for s in summary["sections"])
         return summary
 
@@ -227,6 +246,14 @@ def gpu_present() -> bool:
     except (OSError, subprocess.SubprocessError):
         return False
     return "GPU" in out
+
+
+def clip(text, keep=3000):
+    """A diagnosis of at most about 2 * keep characters: its start and its end (where a flood of output
+    that was cut says so), not megabytes of a test's output in the JSON and JUnit files."""
+    if len(text) <= 2 * keep + 200:
+        return text
+    return f"{text[:keep]}\n[... {len(text) - 2 * keep} characters left out ...]\n{text[-keep:]}"
 
 
 def rel(path, root):

@@ -8,6 +8,7 @@
 
 #include "contender.hpp"
 #include "decoupled_lookback_scan.hpp"
+#include "persistent_scan.hpp"
 
 namespace scanlab::bench {
 
@@ -49,12 +50,55 @@ void add_shapes(Contenders& list, unsigned spin_ns) {
   if constexpr (sizeof...(Rest) > 0) add_shapes<T, Rest...>(list, spin_ns);
 }
 
+/// The persistent pipelined kernel (persistent_scan.cuh): "persistent", or with --sweep
+/// "persistent_<warps>w<items>i<stages>s" for the other shapes.
+template <class T, int Warps, int Items, int Stages>
+class Persistent final : public Contender {
+ public:
+  explicit Persistent(bool tuned) : tuned_(tuned) {}
+  std::string name() const override {
+    if (tuned_) return "persistent";
+    return "persistent_" + std::to_string(Warps) + "w" + std::to_string(Items) + "i" + std::to_string(Stages) + "s";
+  }
+  void prepare(std::size_t n) override {
+    scan_.reset();
+    scan_ = std::make_unique<Scan>(n);
+  }
+  void run(const void* d_in, void* d_out, std::size_t n) override {
+    (*scan_)(static_cast<const T*>(d_in), static_cast<T*>(d_out), n, Add<T>{}, ScanKind::inclusive);
+  }
+
+ private:
+  using Scan = s11_8::PersistentScan<T, Add<T>, Warps, Items, Stages>;
+  bool tuned_;
+  std::unique_ptr<Scan> scan_;
+};
+
+/// Adds the (Warps, Items, Stages) triples a --sweep tries, besides the tuned default.
+template <class T, int Warps, int Items, int Stages, int... Rest>
+void add_persistent_shapes(Contenders& list) {
+  using Tuned = lookback::pipeline::PersistentTuning<T>;
+  if (!(Warps == Tuned::kWarps && Items == Tuned::kItems && Stages == Tuned::kStages)) {
+    list.push_back(std::make_unique<Persistent<T, Warps, Items, Stages>>(false));
+  }
+  if constexpr (sizeof...(Rest) > 0) add_persistent_shapes<T, Rest...>(list);
+}
+
 template <class T>
 Contenders make_lookback(bool sweep, unsigned spin_ns) {
   using Tuned = DecoupledLookbackTuning<T>;
+  using PTuned = lookback::pipeline::PersistentTuning<T>;
   Contenders list;
   list.push_back(std::make_unique<Lookback<T, Tuned::kThreads, Tuned::kItems>>(true, spin_ns));
+  list.push_back(std::make_unique<Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages>>(true));
   if (sweep) {
+    // Persistent shapes: warps x items x stages (a tile is 32 * warps * items elements).
+    if constexpr (sizeof(T) == 4) {
+      add_persistent_shapes<T, 4, 32, 4, 4, 32, 2, 4, 32, 3, 4, 32, 6, 4, 16, 4, 4, 16, 8, 8, 16, 4, 8, 32, 3, 2, 32, 8,
+                            4, 64, 2, 8, 8, 8>(list);
+    } else {
+      add_persistent_shapes<T, 4, 16, 2, 4, 16, 3, 4, 16, 6, 4, 8, 8, 8, 8, 4, 8, 16, 3, 2, 16, 8, 4, 32, 2>(list);
+    }
     // The tuned shape without the speculative load of its likely tile (the kernel's step 1).
     list.push_back(std::make_unique<Lookback<T, Tuned::kThreads, Tuned::kItems>>(true, spin_ns, false));
     if constexpr (sizeof(T) == 4) {

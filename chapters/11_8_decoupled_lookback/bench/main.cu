@@ -430,6 +430,46 @@ void print_summary(const std::vector<Row>& rows, const Options& o) {
   std::printf("  %d of %d checks met\n", checked - missed, checked);
 }
 
+/// The persistent kernel against the copy, CUB and 11.8's look-back, per type, and its targets: at
+/// every size at most 1.30x the copy's time and 0.98x CUB's; at 2^28 at least 92% of the copy's
+/// bandwidth, and (int32, float) at least 1.12x CUB's throughput.
+void print_persistent_targets(const std::vector<Row>& rows, const Options& o) {
+  if (std::none_of(rows.begin(), rows.end(), [](const Row& r) { return r.algorithm == "persistent"; })) return;
+  int missed = 0, checked = 0;
+  for (DType type : o.types) {
+    std::printf("\n%s, inclusive sum: persistent (median us) against memcpy, CUB, 11.8's look-back\n", name(type));
+    std::printf("%6s %10s %10s %10s %10s %9s %9s %9s\n", "log2n", "memcpy", "cub_sum", "lookback", "persist",
+                "p_GB/s", "p/cub_t", "p/copy_t");
+    for (int k : o.log2s) {
+      const std::size_t n = std::size_t{1} << k;
+      const Row* copy = find(rows, type, n, "memcpy");
+      const Row* cub = find(rows, type, n, "cub_inclusive_sum");
+      const Row* lb = find(rows, type, n, "decoupled_lookback");
+      const Row* p = find(rows, type, n, "persistent");
+      auto us = [](const Row* r) { return r ? r->median_us : 0.0; };
+      const double vs_cub = (p && cub) ? p->median_us / cub->median_us : 0.0;
+      const double vs_copy = (p && copy) ? p->median_us / copy->median_us : 0.0;
+      std::printf("%6d %10.2f %10.2f %10.2f %10.2f %9.0f %9.3f %9.3f\n", k, us(copy), us(cub), us(lb), us(p),
+                  p ? p->gbps : 0.0, vs_cub, vs_copy);
+      auto check = [&](bool ok, const char* what) {
+        ++checked;
+        if (!ok) {
+          ++missed;
+          std::printf("  MISS %s 2^%d: %s\n", name(type), k, what);
+        }
+      };
+      if (!p) continue;
+      if (cub) check(vs_cub <= 0.98, "persistent not <= 0.98x CUB's time");
+      if (copy) check(vs_copy <= 1.30, "persistent not <= 1.30x memcpy's time");
+      if (k == 28 && copy) check(vs_copy <= 1.0 / 0.92, "persistent not >= 92% of memcpy bandwidth");
+      if (k == 28 && cub && (type == DType::int32 || type == DType::float32)) {
+        check(vs_cub <= 1.0 / 1.12, "persistent not >= 1.12x CUB's throughput");
+      }
+    }
+  }
+  std::printf("persistent targets: %d of %d checks met\n", checked - missed, checked);
+}
+
 int run(int argc, char** argv) {
   const Options o = parse(argc, argv);
   const DeviceInfo device = device_info();
@@ -491,6 +531,7 @@ int run(int argc, char** argv) {
     }
   }
   print_summary(rows, o);
+  print_persistent_targets(rows, o);
   std::printf("\n%zu rows written to %s; %d failed verification\n", rows.size(), o.csv.c_str(), failures);
   return failures == 0 ? 0 : 1;
 }

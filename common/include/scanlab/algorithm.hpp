@@ -60,6 +60,9 @@ struct Algorithm {
   std::string_view figure;   ///< where the book shows it, e.g. "Fig. 11.3"
   std::size_t max_n;         ///< largest n it scans (one section), or 0 for any n
   RunFn run;
+  /// A kernel the section gives, not one the student writes (11.8's persistent scan): the grading
+  /// tests of an exercise build leave it out, so it never earns points for a student's folder.
+  bool given = false;
 };
 
 /// A section's algorithms on one backend.

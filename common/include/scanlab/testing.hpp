@@ -47,10 +47,19 @@ struct GradingOptions {
   std::string source_hint;   ///< where a student should look, e.g. "exercises/11_2_kogge_stone/"
   std::size_t large = 5000;  ///< largest size for algorithms without a section limit
   bool race_check = true;    ///< cpu backend only
+  bool exercise = false;     ///< grades a student's kernels: leaves out the kernels the section gives
 };
 
+/// `exercise` for GradingOptions: true in a test program that grades a student's kernels (CMake
+/// defines SCANLAB_GRADES_EXERCISE there).
+#if defined(SCANLAB_GRADES_EXERCISE)
+#define SCANLAB_EXERCISE_BUILD true
+#else
+#define SCANLAB_EXERCISE_BUILD false
+#endif
+
 /// Registers one test per (algorithm, type, operator, inclusive/exclusive) of `table`, named
-/// `Grading.<algorithm>/<type>_<op>_<kind>`.
+/// `Grading.<algorithm>/<type>_<op>_<kind>`; with `options.exercise`, not for a given algorithm.
 void register_grading_tests(const AlgorithmTable& table, const GradingOptions& options);
 
 }  // namespace scanlab::grading

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Section 11.8's persistent pipelined kernel (persistent_scan.cuh) on one GPU, in one go, from the
+# repository root: build only what it needs, test it, sanitize it, benchmark it against memcpy, CUB,
+# Thrust and the book-style look-back, sweep its shapes, and profile it.
+#
+#   OUT=/some/folder bash chapters/11_8_decoupled_lookback/bench/persistent_gpu.sh
+#   STEPS="tests bench" OUT=/some/folder bash chapters/11_8_decoupled_lookback/bench/persistent_gpu.sh
+#
+# Steps (STEPS, default all; the build always runs):
+#   tests     the 11.8 cuda tests of the persistent kernel (grading grid, 100 launches, 2^30, ...)
+#   sanitize  compute-sanitizer memcheck, racecheck, synccheck, initcheck on scanlab_11_8 (both kernels)
+#   bench     scanlab_bench, n = 2^10 .. 2^29, int32, float, int64, double -> bench.csv
+#   sweep     the persistent kernel's shapes (warps x items x stages) at 2^16, 2^20, 2^24, 2^28 -> sweep.csv
+#   ncu       Nsight Compute on the tuned kernel at 2^28 int32 (DRAM throughput, warp stall reasons) -> ncu.txt
+set -u -o pipefail
+export PATH="$PATH:/usr/local/cuda/bin"
+OUT=${OUT:-$PWD/gpu-out}
+BUILD=${BUILD:-build/gpu}
+JOBS=${JOBS:-$(nproc)}
+STEPS=${STEPS-tests sanitize bench sweep ncu}
+SWEEP_TYPES=${SWEEP_TYPES:-int32,int64}
+mkdir -p "$OUT"
+wants() { [[ " $STEPS " == *" $1 "* ]]; }
+status=0
+step() { printf '\n=== %s (%s)\n' "$1" "$(date -u +%H:%M:%S)"; }
+fail() { echo "FAILED: $1"; status=1; }
+
+step "configure and build (test_11_8_solution_cuda, scanlab_11_8, scanlab_bench; sm_90)"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader || true
+cmake --preset gpu -B "$BUILD" -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release \
+  -DSCANLAB_BUILD_EXERCISES=OFF -DSCANLAB_BUILD_MUTANTS=OFF >"$OUT/build.log" 2>&1 \
+  || { tail -30 "$OUT/build.log"; echo "configure failed"; exit 1; }
+if ! timeout 400 ninja -C "$BUILD" -j "$JOBS" test_11_8_solution_cuda scanlab_11_8 scanlab_bench >>"$OUT/build.log" 2>&1; then
+  grep -E "error|FAILED" "$OUT/build.log" | head -40
+  echo "build failed"; exit 1
+fi
+tail -1 "$OUT/build.log"
+bench="$BUILD/bin/scanlab_bench"
+
+if wants tests; then
+  step "tests (cuda): the persistent kernel"
+  timeout 240 "$BUILD/bin/test_11_8_solution_cuda" --gtest_filter='*Persistent*:Grading.persistent*' >"$OUT/tests.log" 2>&1 \
+    || fail "tests (see tests.log)"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[==" "$OUT/tests.log" | tail -8
+fi
+
+if wants sanitize; then
+  step "compute-sanitizer on scanlab_11_8 (ctest -R 11.8.sanitize)"
+  timeout ${SANITIZE_TIMEOUT:-300} ctest --test-dir "$BUILD" -R '^11\.8\.sanitize' -j 8 --timeout 280 --output-on-failure >"$OUT/sanitize.log" 2>&1 \
+    || fail "sanitize (see sanitize.log)"
+  grep -E "tests passed|Failed|\*\*\*|Timeout" "$OUT/sanitize.log" | head -20
+fi
+
+if wants bench; then
+  step "benchmark: memcpy, CUB, Thrust, 11.8 look-back, persistent; n = 2^10 .. 2^29, four types"
+  timeout 330 "$bench" --no-sections --only persistent,decoupled_lookback,cub_inclusive_sum,thrust,memcpy \
+    --min-log2 10 --max-log2 29 --types int32,float,int64,double \
+    --csv "$OUT/bench.csv" >"$OUT/bench.log" 2>&1 || fail "benchmark (see bench.log)"
+  grep -E "FAILED" "$OUT/bench.log" | head -10
+  sed -n '/persistent (median us)/,$p' "$OUT/bench.log"
+fi
+
+if wants sweep; then
+  step "sweep of the persistent kernel's shapes"
+  timeout 200 "$bench" --sweep --only persistent,cub_inclusive_sum,memcpy --no-sections --log2 16,20,24,28 \
+    --types "$SWEEP_TYPES" --csv "$OUT/sweep.csv" >"$OUT/sweep.log" 2>&1 || fail "sweep (see sweep.log)"
+  awk -F, 'NR > 1 && $12 == 1 { printf "  %-6s 2^%-4.0f %-26s %9.2f us\n", $8, log($9)/log(2), $7, $10 }' "$OUT/sweep.csv" \
+    | sort -k1,1 -k2,2 -k4,4n | awk '{ key = $1 " " $2; if (seen[key]++ < 4) print }'
+fi
+
+if wants ncu; then
+  step "Nsight Compute: the tuned persistent kernel, int32, 2^28"
+  timeout 200 ncu --kernel-name regex:persistent_scan_kernel --launch-skip 1 --launch-count 1 \
+    --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats \
+    --section Occupancy --section LaunchStats \
+    "$bench" --only persistent --no-sections --log2 28 --types int32 --reps 1 --warmup 1 --csv "$OUT/ncu_bench.csv" \
+    >"$OUT/ncu.txt" 2>&1 || fail "ncu (see ncu.txt)"
+  grep -E "DRAM Throughput|Memory Throughput|Duration|Stall|Warp Cycles|Achieved Occupancy|Registers|Block Limit" "$OUT/ncu.txt" | head -30
+fi
+[ $status -eq 0 ] && echo "persistent_gpu.sh: all steps passed ($STEPS)" || echo "persistent_gpu.sh: some steps FAILED"
+exit $status

@@ -1,0 +1,478 @@
+/// \file persistent_scan.cuh
+/// \brief Section 11.8 (beyond the book): the decoupled look-back scan as a persistent,
+/// warp-specialized kernel that streams tiles through a ring of shared-memory stages: on Hopper
+/// (sm_90) with 1-D bulk copies (TMA, `cp.async.bulk`) completing on mbarriers.
+///
+/// The book-style kernel (decoupled_lookback.cuh) gives each block one tile: the block loads it, scans
+/// it, waits for its look-back and stores it, and only then does the SM start on another block's
+/// loads. While a block waits for its look-back, its loads are done and nothing else is in flight.
+/// Here a block stays for the whole launch and splits its warps into two roles:
+///
+///   - the PRODUCER warp (the last warp): takes a tile number from the ticket counter, waits until a
+///     stage of the ring is free, and starts one bulk copy of the tile into it; the copy completes on
+///     the stage's `full` barrier. It runs up to kStages tiles ahead of the scan warps.
+///   - the REDUCER warp (warp Warps): as soon as a tile has landed, combines it in shared memory and
+///     publishes its aggregate (so tiles queued in a ring never hold up other tiles' look-backs);
+///   - the SCAN warps (warps 0 .. Warps-1): wait for a stage's `full` barrier, read the tile out of
+///     shared memory into registers, hand the stage back (its `empty` barrier; warp 0 once the
+///     reducer is done), scan the tile, look back (warp 0), publish its prefix, add and store.
+///
+/// So the next tiles' loads are in flight while the scan warps wait for a look-back: the memory system
+/// never waits for the slowest part of a tile. Everything the book-style kernel keeps is kept: tile
+/// numbers from a ticket counter (no deadlock, whatever order blocks start in), the epoch-tagged
+/// status words (no reset kernel, one launch per scan), 16-byte coalesced stores.
+///
+/// Synchronisation, with what stands for it where there is no TMA:
+/// | what                              | sm_90 (GPU)                               | cpu backend, older GPUs          |
+/// |-----------------------------------|-------------------------------------------|----------------------------------|
+/// | stage barriers `full`, `empty`    | `mbarrier` in shared memory               | a counter + phase bit, atomics   |
+/// | tile into a stage                 | `cp.async.bulk` (complete_tx on `full`)   | the producer warp copies it      |
+/// | scan warps among themselves       | named barrier `bar.sync 1, 32*Warps`      | a counter + phase bit, atomics   |
+/// The stages hold only whole 16-byte chunks below n, and nothing for a misaligned x: the warps read
+/// the rest of the last tile (and every tile of a misaligned x) from x directly.
+///
+/// Contract: as decoupled_lookback.cuh (inclusive or exclusive, any n, in place allowed, any alignment;
+/// one workspace per stream at a time).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "block_tile.cuh"
+#include "scanlab/kernel.hpp"
+#include "tile_status.cuh"
+
+#if defined(SCANLAB_BACKEND_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/// Device code for sm_90 and later: real mbarriers and bulk copies.
+#define SCANLAB_PIPELINE_TMA 1
+#endif
+
+namespace lookback::pipeline {
+
+/// Scan warps, elements per thread and ring stages, tuned for sm_90 (H100) by the sweep in
+/// plots/data/h100_persistent_sweep_2026-11-25.csv (the README's table). A tile is 32 * kWarps *
+/// kItems elements: 32 KiB of 4-byte values in 3 stages (one block of 10 warps per SM), 16 KiB of
+/// 8-byte values in 4 stages (two blocks of 6 warps per SM).
+/// On the cpu backend a smaller block (2 scan warps, 2 stages): the same code, with fewer threads
+/// spinning on emulated barriers and smaller tiles for the tests' sizes.
+template <class T>
+struct PersistentTuning {
+#if defined(SCANLAB_BACKEND_CPU)
+  static constexpr int kWarps = 2;
+  static constexpr int kItems = sizeof(T) == 4 ? 32 : 16;
+  static constexpr int kStages = 2;
+#else
+  static constexpr int kWarps = sizeof(T) == 4 ? 8 : 4;
+  static constexpr int kItems = sizeof(T) == 4 ? 32 : 16;
+  static constexpr int kStages = sizeof(T) == 4 ? 3 : 4;
+#endif
+};
+
+// ---- barriers ------------------------------------------------------------------------------------
+// A barrier is one 64-bit word of shared memory. With TMA it is a hardware mbarrier. Without, it is
+// emulated: bits 0..15 count the arrivals of the current phase, bit 32 is the phase's parity, bits
+// 48..63 hold the expected count. Waiting on parity P returns once the phase with parity P has
+// completed (the mbarrier convention): a fresh barrier is in phase 0, so waiting on parity 1 returns
+// at once.
+
+/// Called by one thread before the block's first __syncthreads.
+__device__ __forceinline__ void barrier_init(unsigned long long* bar, unsigned count) {
+#if defined(SCANLAB_PIPELINE_TMA)
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))),
+               "r"(count)
+               : "memory");
+#else
+  atomicExch(bar, static_cast<unsigned long long>(count) << 48);
+#endif
+}
+
+/// Makes the initialised barriers visible to the bulk-copy unit (then __syncthreads for the threads).
+__device__ __forceinline__ void barrier_init_fence() {
+#if defined(SCANLAB_PIPELINE_TMA)
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+}
+
+/// One arrival (release: what this thread wrote before is seen by whoever waits on the phase).
+__device__ __forceinline__ void barrier_arrive(unsigned long long* bar) {
+#if defined(SCANLAB_PIPELINE_TMA)
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(bar)))
+               : "memory");
+#else
+  __threadfence_block();
+  const unsigned long long old = atomicAdd(bar, 1ull);
+  const unsigned long long expected = old >> 48;
+  if ((old & 0xffffull) == expected - 1) {  // the last arrival: reset the count, then flip the phase
+    atomicAdd(bar, 0ull - expected);  // (CUDA has no 64-bit atomicSub)
+    atomicXor(bar, 1ull << 32);
+  }
+#endif
+}
+
+/// Waits until the phase with parity `parity` has completed (acquire).
+__device__ __forceinline__ void barrier_wait(unsigned long long* bar, unsigned parity) {
+#if defined(SCANLAB_PIPELINE_TMA)
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(bar));
+  for (;;) {
+    unsigned done = 0;
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(address), "r"(parity)
+        : "memory");
+    if (done) return;
+  }
+#else
+  // (atomicAdd(p, 0) is a read at which the emulator runs other threads.)
+  while (((atomicAdd(bar, 0ull) >> 32) & 1ull) == parity) {
+  }
+  __threadfence_block();
+#endif
+}
+
+#if defined(SCANLAB_PIPELINE_TMA)
+/// Tells the barrier to expect `bytes` more from bulk copies in this phase (no arrival).
+__device__ __forceinline__ void barrier_expect_tx(unsigned long long* bar, unsigned bytes) {
+  asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(
+                   static_cast<unsigned>(__cvta_generic_to_shared(bar))),
+               "r"(bytes)
+               : "memory");
+}
+
+/// Starts a 1-D bulk copy global -> shared of `bytes` (a multiple of 16, both ends 16-byte aligned),
+/// which completes on `bar` (its transaction count).
+__device__ __forceinline__ void bulk_load(void* smem, const void* gmem, unsigned bytes, unsigned long long* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+          static_cast<unsigned>(__cvta_generic_to_shared(smem))),
+      "l"(gmem), "r"(bytes), "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar)))
+      : "memory");
+}
+#endif
+
+/// A barrier of the `threads` scan threads only (the producer warp goes on). `emulated` and `parity`
+/// are the emulated barrier and this thread's count of passages (unused with TMA: a named barrier).
+__device__ __forceinline__ void scan_warps_sync(unsigned threads, unsigned long long* emulated, unsigned& parity) {
+#if defined(SCANLAB_BACKEND_CUDA)
+  (void)emulated, (void)parity;
+  asm volatile("bar.sync 1, %0;" ::"r"(threads) : "memory");
+#else
+  (void)threads;
+  barrier_arrive(emulated);
+  barrier_wait(emulated, parity);
+  parity ^= 1u;
+#endif
+}
+
+/// Tile number of a stage holding a wrongly guessed tile (see the producer): skip it.
+inline constexpr unsigned kSkipStage = 0xffffffffu;
+
+// ---- the look-back -------------------------------------------------------------------------------
+
+/// The exclusive prefix of tile `tile` (> 0), in every lane of the calling warp: the nearest
+/// published PREFIX among its predecessors combined, in order, with the AGGREGATEs after it; 32
+/// predecessors per step (lane l reads tile window_end - 32 + l). The same algorithm as the
+/// exercise's look_back (decoupled_lookback.cuh), written here so this kernel does not depend on it.
+template <class T, class Op>
+__device__ T look_back(const TileStatusArray& status, unsigned tile, Op op, unsigned lane) {
+  T exclusive = Op::identity();
+  long long window_end = tile;
+  for (;;) {
+    const long long predecessor = window_end - 32 + static_cast<long long>(lane);
+    TileStatus<T> s{kPrefix, Op::identity()};  // tiles before 0: the identity, as a prefix
+    for (unsigned tries = 0;; ++tries) {
+      if (predecessor >= 0) s = read_status<T>(status, static_cast<unsigned>(predecessor));
+      if (__all_sync(kFullWarp, s.flag != kNotPublished)) break;
+#if defined(SCANLAB_BACKEND_CUDA)
+      if (tries == (1u << 26)) __trap();  // a tile that never publishes: stop rather than hang
+#else
+      (void)tries;
+#endif
+    }
+    const unsigned prefixes = __ballot_sync(kFullWarp, s.flag == kPrefix);
+    const int nearest = prefixes != 0 ? highest_lane(prefixes) : 0;
+    const T mine = static_cast<int>(lane) >= nearest ? s.value : Op::identity();
+    const T window = __shfl_sync(kFullWarp, warp_reduce_in_order(mine, op, lane), 0);
+    exclusive = op(window, exclusive);  // earlier tiles on the left
+    if (prefixes != 0) return exclusive;
+    window_end -= 32;
+  }
+}
+
+}  // namespace lookback::pipeline
+
+/// Dynamic shared memory of persistent_scan_kernel: kStages tiles, plus one tile of exchange space
+/// (the scan warps' transposes).
+template <int Warps, int Items, int Stages, class T>
+constexpr std::size_t persistent_scan_shared_bytes() {
+  return static_cast<std::size_t>(Stages + 1) * Warps * 32 * Items * sizeof(T);
+}
+
+/// The persistent, warp-specialized scan: a grid of resident blocks of Warps + 2 warps, each
+/// block scanning tiles of 32 * Warps * Items elements until the ticket counter runs past `tiles`.
+/// Parameters as decoupled_lookback_scan_kernel's; `tiles` = ceil(n / tile). Dynamic shared memory:
+/// persistent_scan_shared_bytes<Warps, Items, Stages, T>().
+template <int Warps, int Items, int Stages, class T, class Op>
+__global__ void __launch_bounds__((Warps + 2) * 32)
+    persistent_scan_kernel(const T* x, T* y, std::size_t n, Op op, bool exclusive, lookback::TileStatusArray status,
+                           unsigned tiles, unsigned prefix_mask) {
+  namespace lb = lookback;
+  namespace pl = lookback::pipeline;
+  constexpr int E = lb::Chunk<T>::kElements;
+  constexpr int kSliceChunks = 32 * Items / E;            // one warp's part of a tile
+  constexpr int kTileChunks = Warps * kSliceChunks;
+  constexpr std::size_t kTile = static_cast<std::size_t>(kTileChunks) * E;
+  static_assert(Items % E == 0, "items per thread must fill whole 16-byte chunks");
+  static_assert(Stages >= 1 && Stages <= 16, "1 to 16 stages");
+
+  lb::Chunk<T>* stage_data = scanlab::dynamic_shared<lb::Chunk<T>>();  // Stages tiles
+  lb::Chunk<T>* exchange = stage_data + Stages * kTileChunks;         // one slice per scan warp
+  __shared__ unsigned long long full[Stages];   // a tile has arrived in the stage
+  __shared__ unsigned long long reduced[Stages];  // the reducer has published the tile's aggregate
+  __shared__ unsigned long long empty[Stages];  // every scan warp has read the stage
+  __shared__ unsigned long long scan_barrier;   // emulated named barrier (no TMA)
+  // What is in a stage: tile number (low half; >= tiles: stop) and how many of its 16-byte chunks the
+  // copy brought (high half; the rest, past n or misaligned, are read from x directly). Written and
+  // read with atomics: racecheck does not see the mbarriers order ordinary shared-memory accesses.
+  __shared__ unsigned stage_tile[Stages];
+  __shared__ unsigned stage_count[Stages];
+  __shared__ T warp_totals[Warps];
+  __shared__ T tile_exclusive;
+  scanlab::trace_shared("warp_totals", warp_totals, Warps);
+
+  const unsigned lane = threadIdx.x % 32;
+  const unsigned warp = threadIdx.x / 32;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Stages; ++s) {
+      pl::barrier_init(&full[s], 1);         // the producer's one arrival (plus the copy's bytes)
+      pl::barrier_init(&reduced[s], 1);      // the reducer's
+      pl::barrier_init(&empty[s], Warps);    // lane 0 of every scan warp
+    }
+    pl::barrier_init(&scan_barrier, Warps * 32);
+    pl::barrier_init_fence();
+  }
+  __syncthreads();  // the last block-wide barrier: from here on the roles run apart
+
+  // The stage's tile number and chunk count (lane 0 reads, the warp gets them), and chunk c of a tile
+  // whose first `count` chunks are in `stage`: from there, else from x (elements past n: identity).
+  const auto read_stage_info = [&](unsigned s, unsigned& tile, unsigned& count) {
+    if (lane == 0) {
+      tile = atomicAdd(&stage_tile[s], 0u);
+      count = atomicAdd(&stage_count[s], 0u);
+    }
+    tile = __shfl_sync(lb::kFullWarp, tile, 0);
+    count = __shfl_sync(lb::kFullWarp, count, 0);
+  };
+  const auto chunk_at = [&](const lb::Chunk<T>* stage, unsigned tile, unsigned count, int c) {
+    if (static_cast<unsigned>(c) < count) return stage[c];
+    lb::Chunk<T> chunk;
+    const std::size_t i0 = static_cast<std::size_t>(tile) * kTile + static_cast<std::size_t>(c) * E;
+    for (int e = 0; e < E; ++e) chunk.v[e] = i0 + e < n ? x[i0 + e] : Op::identity();
+    return chunk;
+  };
+
+  if (warp == Warps + 1) {
+    // ---- producer: tickets and copies, up to Stages tiles ahead of the scan warps -----------------
+    const bool x_aligned = reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
+    // Starts copying tile `t` into stage `s` and returns how many chunks it copies: all of them,
+    // except for the last tile (only the whole chunks below n) and a misaligned x (none: the other
+    // warps read those from x). Only bulk copies write the stages on sm_90. The caller's arrival on
+    // full[s] completes the phase once the bytes have landed too.
+    const auto start_copy = [&](unsigned t, unsigned s) -> unsigned {
+      const std::size_t first = static_cast<std::size_t>(t) * kTile;
+      unsigned count = 0;
+      if (x_aligned) count = static_cast<unsigned>(std::min<std::size_t>(kTileChunks, (n - first) / E));
+      if (count == 0) return 0;
+      lb::Chunk<T>* dst = stage_data + s * kTileChunks;
+#if defined(SCANLAB_PIPELINE_TMA)
+      if (lane == 0) {
+        pl::barrier_expect_tx(&full[s], count * 16u);
+        pl::bulk_load(dst, x + first, count * 16u, &full[s]);
+      }
+#else
+      for (unsigned c = lane; c < count; c += 32) dst[c] = lb::load_chunk(x + first + static_cast<std::size_t>(c) * E);
+      __syncwarp();
+#endif
+      return count;
+    };
+    // Every block stops at its first ticket >= tiles, so a launch hands out tiles + gridDim.x tickets;
+    // whoever takes the last one rewinds the counter for the next launch.
+    const auto take_ticket = [&] {
+      unsigned tile = 0;
+      if (lane == 0) {
+        const unsigned long long ticket = atomicAdd(status.counter, 1ull);
+        if (ticket == tiles + gridDim.x - 1ull) atomicExch(status.counter, 0ull);
+        tile = ticket < tiles ? static_cast<unsigned>(ticket) : tiles;
+      }
+      return __shfl_sync(lb::kFullWarp, tile, 0);
+    };
+    const auto publish_stage = [&](unsigned s, unsigned tile, unsigned count) {
+      if (lane == 0) {
+        atomicExch(&stage_count[s], count);
+        atomicExch(&stage_tile[s], tile);
+        pl::barrier_arrive(&full[s]);
+      }
+    };
+    // Round 0 guesses its tile (blocks mostly start in order: tile blockIdx.x) and starts copying it
+    // before the ticket's round trip to L2. A wrong guess marks the stage kSkipStage (the other warps
+    // just hand it back) and the ticket's tile goes to the next stage.
+    unsigned tile = tiles;
+    bool have_ticket = false;
+    for (unsigned round = 0;; ++round) {
+      const unsigned s = round % Stages;
+      pl::barrier_wait(&empty[s], ((round / Stages) & 1u) ^ 1u);  // its previous tile was read
+      if (round == 0 && blockIdx.x < tiles) {
+        const unsigned count = start_copy(blockIdx.x, s);
+        tile = take_ticket();
+        if (tile == blockIdx.x) {
+          publish_stage(s, tile, count);
+        } else {
+          publish_stage(s, pl::kSkipStage, count);
+          have_ticket = true;
+        }
+        continue;
+      }
+      if (!have_ticket) tile = take_ticket();
+      have_ticket = false;
+      if (tile >= tiles) {
+        publish_stage(s, tiles, 0);  // tells the other warps to stop
+        return;
+      }
+      const unsigned count = start_copy(tile, s);
+      publish_stage(s, tile, count);
+    }
+  }
+
+  if (warp == Warps) {
+    // ---- reducer: publishes each tile's aggregate as soon as the tile has arrived ---------------------
+    // (Not only when the scan warps get to it: they may be waiting for an earlier tile's look-back, and
+    // later tiles' look-backs need this aggregate. Without this warp, every tile queued in a ring
+    // would hold up the look-backs of the tiles after it.) Rows of 32 chunks, in order: lane l
+    // combines its chunk, then the warp combines the 32 lanes in lane order (`last` is not
+    // commutative).
+    for (unsigned round = 0;; ++round) {
+      const unsigned s = round % Stages;
+      pl::barrier_wait(&full[s], (round / Stages) & 1u);
+      unsigned tile = 0, count = 0;
+      read_stage_info(s, tile, count);
+      if (tile < tiles) {
+        const lb::Chunk<T>* src = stage_data + s * kTileChunks;
+        T total = Op::identity();
+        const auto add_row = [&](const lb::Chunk<T>& c) {
+          T v = c.v[0];
+          SCANLAB_UNROLL for (int e = 1; e < E; ++e) v = op(v, c.v[e]);
+          total = op(total, __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0));
+        };
+#if defined(SCANLAB_BACKEND_CPU)
+        // The emulator: lane l combines its own run of consecutive chunks, then one in-order warp
+        // reduction (the same result; far fewer warp rendezvous, which cost the emulator most). On a
+        // GPU such runs would read shared memory with 8-way bank conflicts, hence the rows.
+        (void)add_row;
+        constexpr int kRun = kTileChunks / 32;
+        T v = Op::identity();
+        for (int j = 0; j < kRun; ++j) {
+          const lb::Chunk<T> c = chunk_at(src, tile, count, static_cast<int>(lane) * kRun + j);
+          for (int e = 0; e < E; ++e) v = op(v, c.v[e]);
+        }
+        total = __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0);
+#else
+        if (count == kTileChunks) {  // (the branch outside the loops: the common case stays lean)
+          SCANLAB_UNROLL for (int row = 0; row < kTileChunks / 32; ++row) add_row(src[row * 32 + lane]);
+        } else {
+          for (int row = 0; row < kTileChunks / 32; ++row) add_row(chunk_at(src, tile, count, row * 32 + lane));
+        }
+#endif
+        if (lane == 0) lb::publish_status(status, tile, tile == 0 ? lb::kPrefix : lb::kAggregate, total);
+      }
+      __syncwarp();
+      if (lane == 0) pl::barrier_arrive(&reduced[s]);
+      if (tile >= tiles && tile != pl::kSkipStage) return;
+    }
+  }
+
+  // ---- scan warps -----------------------------------------------------------------------------------
+  const bool aligned = reinterpret_cast<std::uintptr_t>(y) % 16 == 0;
+  lb::Chunk<T>* slice = exchange + warp * kSliceChunks;
+  unsigned sync_parity = 0;
+  for (unsigned round = 0;; ++round) {
+    const unsigned s = round % Stages;
+    const unsigned parity = (round / Stages) & 1u;
+    pl::barrier_wait(&full[s], parity);
+    unsigned tile = 0, count = 0;
+    read_stage_info(s, tile, count);
+    if (tile == pl::kSkipStage) {  // hand the stage back (warp 0 once the reducer is done with it too)
+      if (warp == 0) pl::barrier_wait(&reduced[s], parity);
+      __syncwarp();
+      if (lane == 0) pl::barrier_arrive(&empty[s]);
+      continue;
+    }
+    if (tile >= tiles) return;
+
+    // 1. Read this warp's part of the tile out of the stage, striped (conflict-free 16-byte reads),
+    //    and give the stage back to the producer at once; transpose in the warp's own slice.
+    constexpr int C = Items / E;
+    lb::Chunk<T> chunks[C];
+    const lb::Chunk<T>* src = stage_data + s * kTileChunks;
+    const int k0 = static_cast<int>(warp) * kSliceChunks + static_cast<int>(lane);
+    if (count == kTileChunks) {
+      SCANLAB_UNROLL for (int v = 0; v < C; ++v) chunks[v] = src[k0 + v * 32];
+    } else {
+      SCANLAB_UNROLL for (int v = 0; v < C; ++v) chunks[v] = chunk_at(src, tile, count, k0 + v * 32);
+    }
+    __syncwarp();
+    // Warp 0 hands the stage back only after the reducer is done with it (step 3), so that it waits
+    // on each phase of `reduced` while that phase is the latest.
+    if (lane == 0 && warp != 0) pl::barrier_arrive(&empty[s]);
+    T items[Items];
+    lb::striped_to_blocked<Items>(chunks, slice, lane, items);
+
+    // 2. Block scan of the tile (as in decoupled_lookback.cuh), among the scan warps only.
+    T thread_total = items[0];
+    SCANLAB_UNROLL for (int i = 1; i < Items; ++i) thread_total = op(thread_total, items[i]);
+    const T warp_inclusive = lb::warp_inclusive_scan(thread_total, op, lane);
+    const T lower_lane = __shfl_up_sync(lb::kFullWarp, warp_inclusive, 1);
+    if (lane == 31) warp_totals[warp] = warp_inclusive;
+    pl::scan_warps_sync(Warps * 32, &scan_barrier, sync_parity);
+    T tile_aggregate = warp_totals[0];
+    T warp_prefix = Op::identity();
+    SCANLAB_UNROLL for (int w = 1; w < Warps; ++w) {
+      if (w == static_cast<int>(warp)) warp_prefix = tile_aggregate;
+      tile_aggregate = op(tile_aggregate, warp_totals[w]);
+    }
+
+    // 3. Look back (warp 0; the reducer has published the aggregate, and tile 0's prefix), publish
+    //    the prefix.
+    if (warp == 0) {
+      pl::barrier_wait(&reduced[s], parity);  // the aggregate is out: our prefix must come after it
+      if (lane == 0) pl::barrier_arrive(&empty[s]);
+      T prefix = Op::identity();
+      if (tile != 0) {
+        prefix = pl::look_back<T>(status, tile, op, lane);
+        if (lane == 0 && (tile & prefix_mask) == 0) {
+          lb::publish_status(status, tile, lb::kPrefix, op(prefix, tile_aggregate));
+        }
+      }
+      if (lane == 0) tile_exclusive = prefix;
+    }
+    pl::scan_warps_sync(Warps * 32, &scan_barrier, sync_parity);
+
+    // 4. Each thread's exclusive prefix, its items scanned, the tile stored (16-byte stores).
+    T running = op(tile_exclusive, op(warp_prefix, lane == 0 ? Op::identity() : lower_lane));
+    if (exclusive) {
+      SCANLAB_UNROLL for (int i = 0; i < Items; ++i) {
+        const T xi = items[i];
+        items[i] = running;
+        running = op(running, xi);
+      }
+    } else {
+      SCANLAB_UNROLL for (int i = 0; i < Items; ++i) {
+        running = op(running, items[i]);
+        items[i] = running;
+      }
+    }
+    const std::size_t first = static_cast<std::size_t>(tile) * kTile + warp * 32 * Items;
+    const bool vector_ok = aligned && (static_cast<std::size_t>(tile) + 1) * kTile <= n;
+    lb::store_warp_blocked<Items>(y, first, n, vector_ok, slice, lane, items);
+  }
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Draws docs/images/persistent_timeline.png (the figure of docs/pages/11_8_persistent.md): the roles of the warps of one block of the persistent pipelined scan
+(persistent_scan.cuh) over time, 3 stages. A schematic (not measured): each bar is what a role does for
+one tile; the arrows of the kernel are its barriers (full, reduced, empty, the scan warps' own).
+Usage: python3 persistent_timeline.py [OUT.png]   (default: docs/images/persistent_timeline.png)"""
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+STAGES = 3
+TILES = 7
+colors = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1"]
+rows = {"producer warp\n(ticket + bulk copy)": 3, "reducer warp\n(aggregate out)": 2,
+        "scan warps\n(block scan, store)": 1, "scan warp 0\n(look-back)": 0}
+fig, ax = plt.subplots(figsize=(10, 3.6))
+copy, reduce_, scan, look = 3.0, 1.0, 1.6, 1.2
+land = []       # when tile k has landed in its stage
+scan_end = []   # when the scan warps are done with tile k (stage k % STAGES is free again soon after)
+t_prod = 0.0
+t_red = 0.0
+t_scan = 0.0
+for k in range(TILES):
+    c = colors[k % len(colors)]
+    free = scan_end[k - STAGES] if k >= STAGES else 0.0  # the stage is handed back (empty)
+    start = max(t_prod, free)
+    y = 3 + 0.3 * (1 - k % STAGES)  # one sub-row per stage: copies overlap in time
+    ax.broken_barh([(start, 0.3)], (y - 0.13, 0.26), color="black")                  # ticket
+    ax.broken_barh([(start + 0.3, copy)], (y - 0.13, 0.26), color=c, alpha=0.6)      # bytes in flight
+    ax.text(start + 0.3 + copy / 2, y, f"tile {k} -> stage {k % STAGES}", ha="center", va="center", fontsize=6)
+    t_prod = start + 0.8  # the producer issues and moves on: copies overlap
+    land.append(start + 0.3 + copy)
+    r0 = max(t_red, land[k])
+    ax.broken_barh([(r0, reduce_)], (2 - 0.35, 0.7), color=c)
+    ax.text(r0 + reduce_ / 2, 2, f"A{k}", ha="center", va="center", fontsize=7, color="white")
+    t_red = r0 + reduce_
+    s0 = max(t_scan, land[k])
+    ax.broken_barh([(s0, scan / 2)], (1 - 0.35, 0.7), color=c)
+    l0 = max(s0 + scan / 2, r0 + reduce_)
+    ax.broken_barh([(l0, look)], (0 - 0.35, 0.7), color=c, hatch="//", alpha=0.8)
+    ax.text(l0 + look / 2, 0, f"P{k}", ha="center", va="center", fontsize=7)
+    ax.broken_barh([(l0 + look, scan / 2)], (1 - 0.35, 0.7), color=c)
+    t_scan = l0 + look + scan / 2
+    scan_end.append(max(s0 + 0.3, r0 + reduce_))  # read into registers and reduced: stage free
+ax.set_yticks(list(rows.values()))
+ax.set_yticklabels(list(rows.keys()), fontsize=8)
+ax.set_xlabel("time (schematic)")
+ax.set_xticks([])
+ax.set_title(f"One block of the persistent pipelined scan ({STAGES} stages, schematic): bulk copies run ahead;\n"
+             "the reducer publishes each aggregate (A) as soon as its tile lands; scan warp 0 looks back and "
+             "publishes the prefix (P)", fontsize=9)
+fig.tight_layout()
+default = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "images", "persistent_timeline.png")
+fig.savefig(sys.argv[1] if len(sys.argv) > 1 else default, dpi=110)

@@ -1,0 +1,330 @@
+"""./lab grade --class DIR [--jobs N] [--timeout S] [--no-sandbox] [SECTION...]: a whole class.
+
+DIR holds one entry per student: a folder, a .zip, or a .tar.gz/.tgz (as learning-management systems
+export them), each with the exercises/ layout (the section folders) at its top, in an exercises/
+folder, or inside one wrapping folder. Each student is graded in a job slot: a build tree of its own
+(build/grade/class/slots/<k>), configured and built once with the repository's stubs, into which each
+student's files are copied (only those that differ), so that only the student's kernels recompile.
+N slots work at once. Each submission builds and runs in the sandbox (sandbox.py).
+
+Writes build/grade/class/gradebook.csv (one row per student) and, per student, build/grade/class/
+students/<name>/: grade-summary.json, grade-junit.xml and grade.log (everything it printed)."""
+import concurrent.futures
+import csv
+import json
+import os
+import queue
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+from typing import List, Optional
+
+from . import LabError, config, exercises, sandbox, sections
+from .grade import gpu_present, rel, say, warn
+
+ARCHIVES = (".zip", ".tar.gz", ".tgz")
+MAX_UNPACKED = 64 << 20  # bytes a submission's archive may unpack to
+MAX_MEMBERS = 2000
+
+
+def arguments(args):
+    """(section names, class dir, jobs, timeout s, sandbox on)."""
+    names, cls, jobs, timeout, box = [], None, 1, 900, True
+    it = iter(args)
+    for a in it:
+        key, eq, val = a.partition("=")
+        if key in ("--class", "--jobs", "--timeout") and not eq:
+            val = next(it, None)
+            if val is None:
+                raise LabError(f"{key} needs a value (see ./lab help)", 2)
+        if key == "--class":
+            cls = val
+        elif key in ("--jobs", "--timeout"):
+            if not val.isdigit() or int(val) < 1:
+                raise LabError(f"{key} needs a whole number >= 1, not '{val}'", 2)
+            if key == "--jobs":
+                jobs = int(val)
+            else:
+                timeout = int(val)
+        elif a == "--no-sandbox":
+            box = False
+        elif a.startswith("-"):
+            raise LabError(f"unknown option '{a}' for grade --class (see ./lab help)", 2)
+        else:
+            names.append(a)
+    if cls is None:
+        raise LabError("grade --class needs a folder of submissions", 2)
+    return names, cls, jobs, timeout, box
+
+
+# ---- submissions -------------------------------------------------------------------------------------
+def student_name(entry):
+    for ext in ARCHIVES:
+        if entry.lower().endswith(ext):
+            return entry[:-len(ext)]
+    return entry
+
+
+def find_submissions(cls) -> List[tuple]:
+    """(name, path) of each submission in cls, sorted by name. Names must be unique."""
+    if not os.path.isdir(cls):
+        raise LabError(f"--class {cls} is not a folder", 2)
+    found, seen = [], {}
+    for entry in sorted(os.listdir(cls)):
+        path = os.path.join(cls, entry)
+        if entry.startswith(".") or not (os.path.isdir(path) or entry.lower().endswith(ARCHIVES)):
+            continue
+        name = re.sub(r"[^A-Za-z0-9._@+-]", "_", student_name(entry))
+        if name in seen:
+            raise LabError(f"--class {cls}: {seen[name]} and {entry} are the same student '{name}': rename one", 2)
+        seen[name] = entry
+        found.append((name, path))
+    if not found:
+        raise LabError(f"--class {cls} holds no submission (folders, .zip or .tar.gz files)", 2)
+    return found
+
+
+def unpack(path, dst):
+    """Extracts an archive into dst, refusing absolute or climbing paths, links and devices, more than
+    MAX_MEMBERS entries or MAX_UNPACKED bytes (raises ValueError saying which)."""
+    shutil.rmtree(dst, ignore_errors=True)
+    os.makedirs(dst)
+    if path.lower().endswith(".zip"):
+        with zipfile.ZipFile(path) as z:
+            infos = z.infolist()
+            check_members([(i.filename, i.file_size, not i.is_dir() and (i.external_attr >> 28) == 0xA) for i in infos])
+            for i in infos:
+                z.extract(i, dst)
+    else:
+        with tarfile.open(path, "r:gz") as t:
+            members = t.getmembers()
+            check_members([(m.name, m.size, not (m.isfile() or m.isdir())) for m in members])
+            safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}  # Python's own check too, where it has one
+            for m in members:
+                t.extract(m, dst, **safe)  # checked above: plain files and folders inside dst only
+
+
+def check_members(members):
+    if len(members) > MAX_MEMBERS:
+        raise ValueError(f"the archive has more than {MAX_MEMBERS} entries")
+    if sum(size for _, size, _ in members) > MAX_UNPACKED:
+        raise ValueError(f"the archive unpacks to more than {MAX_UNPACKED >> 20} MiB")
+    for name, _, special in members:
+        parts = name.replace("\\", "/").split("/")
+        if name.startswith("/") or ".." in parts:
+            raise ValueError(f"the archive has a path outside itself: {name}")
+        if special:
+            raise ValueError(f"the archive has a link or a special file: {name}")
+
+
+def exercises_root(folder, wanted) -> Optional[str]:
+    """The folder that holds the section folders: folder, folder/exercises, or either one level down
+    (an archive's wrapping folder)."""
+    def holds(d):
+        return any(os.path.isdir(os.path.join(d, w)) for w in wanted)
+    candidates = [folder, os.path.join(folder, "exercises")]
+    subs = [os.path.join(folder, d) for d in sorted(os.listdir(folder))
+            if os.path.isdir(os.path.join(folder, d)) and not d.startswith(("__MACOSX", "."))]
+    if len(subs) == 1:
+        candidates += [subs[0], os.path.join(subs[0], "exercises")]
+    for c in candidates:
+        if os.path.isdir(c) and holds(c):
+            return c
+    return None
+
+
+# ---- slots -------------------------------------------------------------------------------------------
+class Slot:
+    def __init__(self, root, base, k, box):
+        self.k, self.dir = k, os.path.join(base, "slots", str(k))
+        self.exercises = os.path.join(self.dir, "exercises")
+        self.build_jobs = 1  # compile jobs of this slot (set by ClassGrading: the cores shared by the slots)
+        self.uid = (int(os.environ.get("LAB_SANDBOX_UID", "61000")) + k) if box and os.geteuid() == 0 else None
+
+    def configure_and_build(self, root, chosen, log):
+        """Trusted: the repository's stubs, configured and built outside the sandbox."""
+        os.makedirs(self.dir, exist_ok=True)
+        for s in sections.load(root):
+            exercises.sync_tree(os.path.join(root, "exercises", s.folder), os.path.join(self.exercises, s.folder))
+        args = ["cmake", "--preset", "grade", "-B", self.dir, f"-DSCANLAB_EXERCISES_DIR={self.exercises}",
+                "-DSCANLAB_EXERCISES_LABEL=exercises", "-DSCANLAB_TEST_TIMEOUT=60",
+                # Every test's output cut at a limit (ctest would keep a flood of it in memory).
+                "-DCMAKE_CROSSCOMPILING_EMULATOR=" + os.path.join(root, "tools", "scanlab_lab", "cap_output.sh")]
+        if not shutil.which("ninja"):
+            args += ["-G", "Unix Makefiles"]
+        extra = os.environ.get("LAB_CMAKE_ARGS", "").split()
+        if not gpu_present() and not any("SCANLAB_BACKENDS" in e for e in extra):
+            args.append("-DSCANLAB_BACKENDS=cpu")
+        if shutil.which("ccache") and not any("LAUNCHER" in e for e in extra):
+            args.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
+        targets = [f"test_{s.us}_exercise_cpu" for s in chosen
+                   if os.path.isfile(os.path.join(root, "chapters", s.folder, "tests.cpp"))]
+        with open(log, "w", encoding="utf-8") as out:
+            for cmd in (args + extra, ["cmake", "--build", self.dir, "--parallel", str(self.build_jobs), "--target"] + targets):
+                if subprocess.run(cmd, cwd=root, stdout=out, stderr=subprocess.STDOUT).returncode != 0:
+                    raise LabError(f"job slot {self.k} does not build with the repository's stubs: see {log}")
+        if self.uid is not None:
+            sandbox.chown_tree(self.dir, self.uid)
+
+
+class ClassGrading:
+    def __init__(self, root, chosen, cls, jobs, timeout, box):
+        self.root, self.chosen, self.cls, self.jobs, self.timeout, self.box = root, chosen, cls, jobs, timeout, box
+        self.base = os.path.join(root, "build", "grade", "class")
+        self.limits = sandbox.Limits()
+        self.rules = config.load(root, [s.id for s in sections.load(root)])
+        self.shadows = []
+
+    def run(self) -> int:
+        subs = find_submissions(self.cls)
+        if self.box:
+            why = sandbox.available(Slot(self.root, self.base, 0, True).uid)
+            if why:
+                raise LabError(f"{why}; or grade without the sandbox (only code you trust): --no-sandbox", 2)
+            self.shadows = sandbox.make_shadows(self.root, os.path.join(self.base, "shadow"))
+        else:
+            warn("--no-sandbox: the submissions run with your rights, network and files")
+        jobs = min(self.jobs, len(subs))
+        slots = [Slot(self.root, self.base, k, self.box) for k in range(jobs)]
+        for s in slots:
+            s.build_jobs = max(1, (os.cpu_count() or 1) // jobs)
+        t0 = time.time()
+        say(f"preparing {jobs} job slot(s) with the repository's stubs (build/grade/class/slots)...")
+        with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+            list(pool.map(lambda s: s.configure_and_build(self.root, self.chosen, os.path.join(s.dir, "..", f"slot-{s.k}.log")), slots))
+        t1 = time.time()
+        say(f"slots ready in {t1 - t0:.0f} s; grading {len(subs)} submission(s), {jobs} at a time...")
+        for old in ("students", "unpacked"):  # this class's results only
+            shutil.rmtree(os.path.join(self.base, old), ignore_errors=True)
+        free = queue.Queue()
+        for s in slots:
+            free.put(s)
+        rows = []
+
+        def one(sub):
+            slot = free.get()
+            try:
+                return self.grade_student(sub[0], sub[1], slot)
+            finally:
+                free.put(slot)
+
+        with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+            for row in pool.map(one, subs):
+                rows.append(row)
+                say(f"  {row['student']}: {row['total']} of {row['max']} ({row['status']}; {row['seconds']} s)")
+        t2 = time.time()
+        path = self.write_gradebook(rows)
+        say(f"gradebook: {rel(path, self.root)} ({len(rows)} students; per student: "
+            f"build/grade/class/students/<name>/); slots {t1 - t0:.0f} s, grading {t2 - t1:.0f} s, "
+            f"{(t2 - t1) * jobs / len(rows):.1f} s per student per slot")
+        errors = [r["student"] for r in rows if r["status"] in ("error", "timed out")]
+        if errors:
+            warn(f"not graded (the grader failed or timed out; see their grade.log): {' '.join(errors)}")
+        return 1 if errors else 0
+
+    # ---- one student ---------------------------------------------------------------------------------
+    def grade_student(self, name, path, slot) -> dict:
+        t0 = time.time()
+        out = os.path.join(self.base, "students", name)
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+        row = {"student": name, "status": "", "message": "", "warnings": 0, "sections": {}}
+        folders = [s.folder for s in self.chosen]
+        try:
+            folder = path
+            if not os.path.isdir(path):
+                folder = os.path.join(self.base, "unpacked", name)
+                unpack(path, folder)
+            found = exercises_root(folder, folders)
+            if not found:
+                raise ValueError(f"no section folder ({', '.join(folders)}) in it, nor in an exercises/ folder")
+            problems = exercises.check(found, name, os.path.join(self.root, "exercises"), folders)
+            if problems:
+                raise ValueError("; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else ""))
+        except (ValueError, OSError, zipfile.BadZipFile, tarfile.TarError) as e:
+            return self.finish(row, out, t0, "invalid submission", str(e))
+        for s in self.chosen:
+            exercises.sync_tree(os.path.join(found, s.folder), os.path.join(slot.exercises, s.folder))
+        for f in ("grade-summary.json", "grade-junit.xml", "grade-ctest.log"):
+            if os.path.exists(os.path.join(slot.dir, f)):
+                os.remove(os.path.join(slot.dir, f))
+        if slot.uid is not None:
+            sandbox.chown_tree(slot.exercises, slot.uid)
+        argv = [sandbox.python() if self.box else sys.executable, "-B", "-m", "scanlab_lab", "grade-slot", self.root, slot.dir] + [s.id for s in self.chosen]
+        env = {"PATH": sandbox.PATH if self.box else os.environ.get("PATH", sandbox.PATH), "HOME": "/tmp", "LANG": "C.UTF-8",
+               "PYTHONPATH": os.path.join(self.root, "tools"), "CCACHE_DIR": "/tmp/ccache",
+               "CTEST_OUTPUT_ON_FAILURE": "1", "LAB_JOBS": str(slot.build_jobs)}
+        if self.box:
+            cmd = sandbox.command(self.root, slot.dir, argv, self.shadows, env)
+            pre = sandbox.preexec(self.limits, slot.uid)
+        else:
+            cmd, pre = argv, os.setsid
+            env = dict(os.environ, **env)
+        log = os.path.join(out, "grade.log")
+        status, message = "", ""
+        with open(log, "wb") as f:
+            p = subprocess.Popen(cmd, cwd=slot.dir, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                 preexec_fn=pre, env=env if not self.box else {"PATH": env["PATH"]})
+            try:
+                rc = p.wait(timeout=self.timeout)
+            except subprocess.TimeoutExpired:
+                kill_group(p)
+                rc = None
+                status, message = "timed out", f"stopped after {self.timeout} s (--timeout)"
+        if os.path.getsize(log) < (16 << 20):  # the student's paths, not the slot's
+            with open(log, encoding="utf-8", errors="replace") as r:
+                text = r.read().replace(slot.exercises + "/", name + "/")
+            with open(log, "w", encoding="utf-8") as w:
+                w.write(text)
+        summary = os.path.join(slot.dir, "grade-summary.json")
+        if rc is not None and not os.path.exists(summary):
+            status, message = "error", f"the grader ended with status {rc} and no result: see {rel(log, self.root)}"
+        if os.path.exists(summary):
+            for f in ("grade-summary.json", "grade-junit.xml"):
+                src = os.path.join(slot.dir, f)
+                if os.path.exists(src):
+                    with open(src, encoding="utf-8", errors="replace") as r:
+                        text = r.read().replace(slot.exercises + "/", name + "/").replace(slot.dir + "/", "")
+                    with open(os.path.join(out, f), "w", encoding="utf-8") as w:
+                        w.write(text)
+            if not status:
+                with open(os.path.join(out, "grade-summary.json"), encoding="utf-8") as r:
+                    data = json.load(r)
+                row["sections"] = {s["section"]: s["points"] for s in data["sections"]}
+                row["warnings"] = sum(len(s["warnings"]) for s in data["sections"])
+                broken = [s["section"] for s in data["sections"] if s["status"] == "build-failed"]
+                status = "graded" if not broken else "graded; does not build: " + " ".join(broken)
+                idle = [s["section"] for s in data["sections"] if s["not_started"]]
+                message = "not started: " + " ".join(idle) if idle else ""
+        return self.finish(row, out, t0, status, message)
+
+    def finish(self, row, out, t0, status, message):
+        row["status"], row["message"] = status, message
+        row["total"] = round(sum(row["sections"].values()), 1)
+        row["max"] = round(sum(self.rules.rule(s.id).weight for s in self.chosen), 1)
+        row["seconds"] = round(time.time() - t0, 1)
+        with open(os.path.join(out, "result.json"), "w", encoding="utf-8") as f:
+            json.dump(row, f, indent=2)
+        return row
+
+    def write_gradebook(self, rows):
+        path = os.path.join(self.base, "gradebook.csv")
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(["student"] + [s.id for s in self.chosen] + ["total", "max", "status", "warnings", "message"])
+            for r in sorted(rows, key=lambda r: r["student"]):
+                w.writerow([r["student"]] + [r["sections"].get(s.id, 0) for s in self.chosen]
+                           + [r["total"], r["max"], r["status"], r["warnings"], r["message"]])
+        return path
+
+
+def kill_group(p):
+    try:
+        os.killpg(p.pid, 9)
+    except OSError:
+        pass
+    p.wait()

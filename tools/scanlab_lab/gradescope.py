@@ -1,0 +1,109 @@
+"""The Gradescope autograder (tools/gradescope/): grade /autograder/submission, write
+/autograder/results/results.json in Gradescope's format
+(https://gradescope-autograders.readthedocs.io/en/latest/specs/): one test per section, its score and
+max_score (grading.toml), status, and the section's report (warnings, each kind of failure with its
+first diagnosis) as its output; the whole report as the top-level output.
+
+SCANLAB_AUTOGRADER_DIR sets the /autograder folder (to test it elsewhere). The submission may hold the
+section folders at its top, in exercises/, or in one wrapping folder; a section it lacks scores 0 (the
+others are graded). #includes outside the student's folder are refused (the lab, solutions included,
+is in /autograder/source)."""
+import io
+import json
+import os
+import shutil
+import subprocess
+import time
+
+from . import LabError, class_grade, config, exercises, report, sections
+
+
+def results_path(ag):
+    return os.path.join(ag, "results", "results.json")
+
+
+def section_output(summary, s) -> str:
+    out = io.StringIO()
+    one = dict(summary, sections=[s], total_points=s["points"], max_points=s["max_points"])
+    report.print_report(one, out)
+    return out.getvalue().strip()
+
+
+def results(summary, missing, rules, all_sections, elapsed, whole_output) -> dict:
+    by_id = {s["section"]: s for s in summary["sections"]} if summary else {}
+    tests = []
+    for k, sec in enumerate(all_sections, 1):
+        weight = rules.rule(sec.id).weight
+        s = by_id.get(sec.id)
+        if s is None:
+            tests.append({"name": f"Section {sec.id}: {sec.title}", "number": str(k), "score": 0.0,
+                          "max_score": weight, "status": "failed", "visibility": "visible",
+                          "output": missing.get(sec.id, "not graded")})
+            continue
+        passed = s["status"] == "graded" and s["failed"] == 0
+        tests.append({"name": f"Section {sec.id}: {sec.title}", "number": str(k), "score": float(s["points"]),
+                      "max_score": s["max_points"], "status": "passed" if passed else "failed",
+                      "visibility": "visible",
+                      "output": f"{s['passed']} of {s['total']} tests passed\n\n" + section_output(summary, s)})
+    return {"score": round(sum(t["score"] for t in tests), 1), "execution_time": int(elapsed),
+            "output": whole_output, "visibility": "visible", "stdout_visibility": "hidden", "tests": tests}
+
+
+def main(root, args) -> int:
+    if args:
+        raise LabError(f"gradescope takes no arguments, got '{args[0]}'", 2)
+    t0 = time.time()
+    ag = os.environ.get("SCANLAB_AUTOGRADER_DIR", "/autograder")
+    all_sections = sections.load(root)
+    rules = config.load(root, [s.id for s in all_sections])
+    os.makedirs(os.path.dirname(results_path(ag)), exist_ok=True)
+    folders = [s.folder for s in all_sections]
+    found = class_grade.exercises_root(os.path.join(ag, "submission"), folders) \
+        if os.path.isdir(os.path.join(ag, "submission")) else None
+    missing, graded = {}, []
+    if found:
+        stub_root = os.path.join(root, "exercises")
+        for s in all_sections:
+            problems = exercises.check(found, "submission", stub_root, [s.folder])
+            if problems:
+                missing[s.id] = "not graded: " + "; ".join(problems)
+            else:
+                graded.append(s)
+    else:
+        for s in all_sections:
+            missing[s.id] = f"no section folder in the submission (upload the folders {' '.join(folders)}, or exercises/)"
+    summary, output = None, ""
+    if graded:
+        # The graded folder: the student's sections, the repository's stubs for the rest (CMake needs
+        # every section's files); graded as `./lab grade --exercises` does.
+        copy = os.path.join(ag, "work", "exercises")
+        shutil.rmtree(copy, ignore_errors=True)
+        for s in all_sections:
+            src = found if s in graded else os.path.join(root, "exercises")
+            exercises.sync_tree(os.path.join(src, s.folder), os.path.join(copy, s.folder))
+        env = dict(os.environ, LAB_CHECK_INCLUDES="1")
+        p = subprocess.run([os.path.join(root, "lab"), "grade", "--exercises", copy] + [s.id for s in graded],
+                           cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           universal_newlines=True, errors="replace")
+        print(p.stdout)  # the instructor's stdout (results/stdout)
+        path = os.path.join(root, "build", "grade", "grade-summary.json")
+        if p.returncode in (0, 1) and os.path.isfile(path):
+            with open(path, encoding="utf-8") as f:
+                summary = json.load(f)
+            text = json.dumps(summary).replace(copy + "/", "")
+            summary = json.loads(text)
+            out = io.StringIO()
+            report.print_report(summary, out)
+            output = out.getvalue().strip()
+        else:
+            output = "the grader could not grade this submission (exit status %d):\n%s" % (
+                p.returncode, "\n".join(p.stdout.splitlines()[-20:]))
+            for s in graded:
+                missing[s.id] = output
+    elif not found:
+        output = missing[all_sections[0].id]
+    data = results(summary, missing, rules, all_sections, time.time() - t0, output)
+    with open(results_path(ag), "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2)
+    print(f"[lab] {results_path(ag)}: {data['score']} of {sum(t['max_score'] for t in data['tests'])}")
+    return 0

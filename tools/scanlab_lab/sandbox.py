@@ -1,0 +1,192 @@
+"""The sandbox a student's submission builds and runs in (./lab grade --class).
+
+With bubblewrap (Debian: bubblewrap) and the kernel's namespaces, each submission sees:
+  - no network (a network namespace of its own, with no interface but lo), its own PIDs, IPC, hostname;
+  - the system (/usr, /etc, ...) and the lab read-only, with what would give answers away hidden:
+    solutions/ and chapters/*/{mutants,valid}/ are replaced by empty files of the same names and dates
+    (so the build still sees them unchanged), build/ and the repository's .git by empty folders; only
+    the solution folders the lab's own build puts on a student kernel's include path stay (say
+    11.2's warp scan, which 11.6 and 11.7 use: chapters/*/CMakeLists.txt, KERNEL_INCLUDES);
+  - write access to its own build folder (the job slot) only, and an empty /tmp;
+  - a user ID of its own (LAB_SANDBOX_UID, default 61000, plus the slot number; needs root), so that
+    its process limit counts its processes alone,
+and the limits below (setrlimit, per process): CPU seconds, address space, processes, file size (so a
+flood of output ends at the limit), open files; ./lab stops the whole submission after its wall-clock
+time (class_grade.py). A submission that #includes a file outside its own folder and the lab's public
+headers fails before building, with the line that does it (check_includes)."""
+import os
+import re
+import resource
+import shutil
+import subprocess
+from typing import List, NamedTuple, Optional
+
+MiB = 1 << 20
+
+
+class Limits(NamedTuple):
+    cpu_s: int = 600  # CPU seconds per process (a compiler, a test program)
+    memory: int = 4096 * MiB  # address space per process
+    processes: int = 256  # processes and threads of the submission's user ID
+    file_size: int = 256 * MiB  # the largest file it may write (build logs, the test log, a flood of output)
+    open_files: int = 1024
+
+
+SYSTEM = ["usr", "etc", "opt", "bin", "sbin", "lib", "lib32", "lib64", "libx32"]
+PATH = "/usr/local/bin:/usr/bin:/bin"  # the sandbox's PATH: the system's programs only
+
+
+def python() -> str:
+    """A python3 the sandbox can see (the system's: one in a home folder, pyenv's say, is not there)."""
+    return shutil.which("python3", path=PATH) or "/usr/bin/python3"
+
+
+def available(uid: Optional[int] = None) -> Optional[str]:
+    """None when bubblewrap works here (as `uid`, when given), else why not (one line)."""
+    bwrap = shutil.which("bwrap")
+    if not bwrap:
+        return "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
+    try:
+        p = subprocess.run([bwrap, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=60,
+                           preexec_fn=None if uid is None else preexec(Limits(), uid))
+    except (OSError, subprocess.SubprocessError) as e:
+        return f"bubblewrap does not run: {e}"
+    if p.returncode != 0:
+        return f"bubblewrap cannot make namespaces here: {p.stdout.strip().splitlines()[-1] if p.stdout.strip() else p.returncode}"
+    return None
+
+
+def shared_solution_folders(root) -> List[str]:
+    """The solutions/<folder> the lab itself puts on student kernels' include paths (KERNEL_INCLUDES)."""
+    found = []
+    chapters = os.path.join(root, "chapters")
+    for name in sorted(os.listdir(chapters)):
+        path = os.path.join(chapters, name, "CMakeLists.txt")
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            for block in re.findall(r"KERNEL_INCLUDES([^)]*)", text):
+                found += [d for d in re.findall(r"solutions/(\w+)", block) if d not in found]
+    return found
+
+
+def hidden_paths(root) -> List[str]:
+    """The lab's folders a submission must not read (their file names stay, their contents go)."""
+    hide = []
+    keep = shared_solution_folders(root)
+    solutions = os.path.join(root, "solutions")
+    if os.path.isdir(solutions):
+        hide += [os.path.join(solutions, d) for d in sorted(os.listdir(solutions)) if d not in keep]
+    chapters = os.path.join(root, "chapters")
+    for name in sorted(os.listdir(chapters)):
+        for sub in ("mutants", "valid"):
+            p = os.path.join(chapters, name, sub)
+            if os.path.isdir(p):
+                hide.append(p)
+    return hide
+
+
+def shadow(src, dst):
+    """dst: src's folders and files, every file empty but with src's dates (so make and ninja see
+    nothing changed). Redone from scratch."""
+    shutil.rmtree(dst, ignore_errors=True)
+    for top, dirs, names in os.walk(src):
+        out = os.path.join(dst, os.path.relpath(top, src))
+        os.makedirs(out, exist_ok=True)
+        for name in names:
+            st = os.stat(os.path.join(top, name))
+            path = os.path.join(out, name)
+            open(path, "w").close()
+            os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    st = os.stat(src)
+    os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def make_shadows(root, where) -> List[tuple]:
+    """Shadows of hidden_paths(root) under `where`; returns (shadow, hidden path) pairs."""
+    pairs = []
+    for k, path in enumerate(hidden_paths(root)):
+        dst = os.path.join(where, f"{k}-{os.path.basename(path)}")
+        shadow(path, dst)
+        pairs.append((dst, path))
+    return pairs
+
+
+def command(root, slot, argv, shadows, env) -> List[str]:
+    """The bwrap command line that runs argv with the lab read-only and `slot` writable."""
+    cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
+    for d in SYSTEM:
+        host = "/" + d
+        if os.path.islink(host):
+            cmd += ["--symlink", os.readlink(host), host]
+        elif os.path.isdir(host):
+            cmd += ["--ro-bind", host, host]
+    cmd += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind", root, root]
+    cmd += ["--tmpfs", os.path.join(root, "build")]
+    if os.path.isdir(os.path.join(root, ".git")):
+        cmd += ["--tmpfs", os.path.join(root, ".git")]
+    for src, dst in shadows:
+        cmd += ["--ro-bind", src, dst]
+    cmd += ["--bind", slot, slot, "--chdir", slot]
+    for k, v in env.items():
+        cmd += ["--setenv", k, v]
+    return cmd + list(argv)
+
+
+def preexec(limits: Limits, uid: Optional[int]):
+    """A preexec_fn: the limits, then (as root) the submission's own user and group ID."""
+    def apply():
+        os.setsid()
+        os.nice(10)  # the grader and the other work on the machine come first
+        for what, value in ((resource.RLIMIT_CPU, limits.cpu_s), (resource.RLIMIT_AS, limits.memory),
+                            (resource.RLIMIT_NPROC, limits.processes), (resource.RLIMIT_FSIZE, limits.file_size),
+                            (resource.RLIMIT_NOFILE, limits.open_files), (resource.RLIMIT_CORE, 0)):
+            resource.setrlimit(what, (value, value))
+        if uid is not None:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+    return apply
+
+
+def chown_tree(path, uid):
+    os.chown(path, uid, uid)
+    for top, dirs, names in os.walk(path):
+        for name in dirs + names:
+            os.chown(os.path.join(top, name), uid, uid, follow_symlinks=False)
+
+
+# ---- includes ---------------------------------------------------------------------------------------
+INCLUDE = re.compile(r'^\s*#\s*include\s*(.*?)\s*(//.*|/\*.*)?$')
+
+
+def check_includes(folder, label) -> List[str]:
+    """Problems (one line each, "file:line: ...") with the #include lines of the files under `folder`:
+    a student's file may include its own section's files ("name.cuh"), the lab's public headers
+    ("scanlab/...") and the standard library (<...>), nothing by a path that climbs out (..) or starts
+    at / and nothing computed by a macro."""
+    problems = []
+    for top, _, names in os.walk(folder):
+        for name in sorted(names):
+            path = os.path.join(top, name)
+            shown = os.path.join(label, os.path.relpath(path, os.path.dirname(folder)))
+            with open(path, encoding="utf-8", errors="replace") as f:
+                lines = f.read().splitlines()
+            for n, line in enumerate(lines, 1):
+                m = INCLUDE.match(line)
+                if not m:
+                    continue
+                what = m.group(1)
+                target = what[1:-1] if len(what) > 1 and (what[0], what[-1]) in (('"', '"'), ("<", ">")) else None
+                if target is None:
+                    why = "a computed #include (a macro) is not allowed"
+                elif target.startswith("/") or ".." in target.split("/") or "\\" in target:
+                    why = "includes a file outside your folder"
+                elif what[0] == '"' and "/" in target and not target.startswith("scanlab/"):
+                    why = "includes a file outside your folder"
+                else:
+                    continue
+                problems.append(f"{shown}:{n}: {why}: {line.strip()} (only your section's own files, "
+                                "\"scanlab/...\" and <standard headers> may be included)")
+    return problems

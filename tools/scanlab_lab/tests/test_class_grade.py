@@ -1,0 +1,100 @@
+"""class_grade.py without a build: the arguments, the submissions a class folder holds, archives
+unpacked safely, and where in a submission its section folders are. (The whole class, built and graded
+in the sandbox, is the end-to-end check in tools/README.md.)"""
+import io
+import os
+import shutil
+import tarfile
+import tempfile
+import unittest
+import zipfile
+
+from scanlab_lab import LabError, class_grade
+
+
+class Arguments(unittest.TestCase):
+    def test_parsed(self):
+        self.assertEqual(class_grade.arguments(["--class", "subs", "--jobs", "3", "11.1", "--timeout=60"]),
+                         (["11.1"], "subs", 3, 60, True))
+        self.assertEqual(class_grade.arguments(["--class=subs", "--no-sandbox"])[4], False)
+
+    def test_bad(self):
+        for args, says in ((["--jobs", "2"], "needs a folder"), (["--class", "d", "--jobs", "0"], ">= 1"),
+                           (["--class"], "--class needs a value"), (["--class", "d", "--fast"], "unknown option")):
+            with self.assertRaises(LabError) as e:
+                class_grade.arguments(args)
+            self.assertIn(says, str(e.exception))
+            self.assertEqual(e.exception.status, 2)
+
+
+class Submissions(unittest.TestCase):
+    def setUp(self):
+        self.d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.d)
+
+    def path(self, *p):
+        return os.path.join(self.d, *p)
+
+    def test_found_and_named(self):
+        os.makedirs(self.path("cls", "alice"))
+        os.makedirs(self.path("cls", ".hidden"))
+        open(self.path("cls", "bob.zip"), "w").close()
+        open(self.path("cls", "carol smith.tar.gz"), "w").close()
+        open(self.path("cls", "notes.txt"), "w").close()
+        self.assertEqual([n for n, _ in class_grade.find_submissions(self.path("cls"))],
+                         ["alice", "bob", "carol_smith"])
+
+    def test_same_student_twice(self):
+        os.makedirs(self.path("cls", "alice"))
+        open(self.path("cls", "alice.zip"), "w").close()
+        with self.assertRaises(LabError):
+            class_grade.find_submissions(self.path("cls"))
+
+    def test_unpacked_and_located(self):
+        with zipfile.ZipFile(self.path("a.zip"), "w") as z:
+            z.writestr("wrap/exercises/11_1_sequential/sequential_scan.cuh", "x")
+            z.writestr("__MACOSX/._junk", "x")
+        class_grade.unpack(self.path("a.zip"), self.path("a"))
+        self.assertEqual(class_grade.exercises_root(self.path("a"), ["11_1_sequential"]),
+                         self.path("a", "wrap", "exercises"))
+        with tarfile.open(self.path("b.tar.gz"), "w:gz") as t:
+            data = b"x"
+            info = tarfile.TarInfo("11_1_sequential/sequential_scan.cuh")
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+        class_grade.unpack(self.path("b.tar.gz"), self.path("b"))
+        self.assertEqual(class_grade.exercises_root(self.path("b"), ["11_1_sequential"]), self.path("b"))
+        self.assertIsNone(class_grade.exercises_root(self.path("b"), ["11_2_kogge_stone"]))
+
+    def test_hostile_archives_refused(self):
+        with zipfile.ZipFile(self.path("up.zip"), "w") as z:
+            z.writestr("../../escaped.txt", "x")
+        with self.assertRaisesRegex(ValueError, "outside itself"):
+            class_grade.unpack(self.path("up.zip"), self.path("up"))
+        self.assertFalse(os.path.exists(os.path.join(os.path.dirname(self.d), "escaped.txt")))
+        with tarfile.open(self.path("link.tar.gz"), "w:gz") as t:
+            info = tarfile.TarInfo("11_1_sequential/sequential_scan.cuh")
+            info.type, info.linkname = tarfile.SYMTYPE, "/etc/passwd"
+            t.addfile(info)
+        with self.assertRaisesRegex(ValueError, "a link"):
+            class_grade.unpack(self.path("link.tar.gz"), self.path("link"))
+        with zipfile.ZipFile(self.path("bomb.zip"), "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("big.bin", b"\0" * (class_grade.MAX_UNPACKED + 1))
+        with self.assertRaisesRegex(ValueError, "more than"):
+            class_grade.unpack(self.path("bomb.zip"), self.path("bomb"))
+
+
+if __name__ == "__main__":
+    unittest.main()
+
+
+class Clip(unittest.TestCase):
+    def test_a_flood_keeps_its_start_and_end(self):
+        from scanlab_lab import grade
+        text = "first line\n" + "x" * 1000000 + "\n[lab] the test printed more than 1048576 bytes"
+        short = grade.clip(text)
+        self.assertLess(len(short), 7000)
+        self.assertTrue(short.startswith("first line"))
+        self.assertTrue(short.endswith("more than 1048576 bytes"))
+        self.assertIn("characters left out", short)
+        self.assertEqual(grade.clip("short"), "short")

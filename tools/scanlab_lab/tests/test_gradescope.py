@@ -1,0 +1,99 @@
+"""gradescope.py and tools/gradescope/run_autograder: results.json in Gradescope's documented format
+(https://gradescope-autograders.readthedocs.io/en/latest/specs/, "Output format"), on a fake
+/autograder tree (SCANLAB_AUTOGRADER_DIR). With LAB_GRADESCOPE_BUILD=1 (minutes: it builds), a real
+submission of 11.1 is graded end to end."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from scanlab_lab import config, grade, gradescope, sections
+from scanlab_lab.tests.util import FIXTURES, ROOT
+
+TOP_KEYS = {"score", "execution_time", "output", "output_format", "test_output_format", "test_name_format",
+            "visibility", "stdout_visibility", "extra_data", "tests", "leaderboard"}
+TEST_KEYS = {"score", "max_score", "status", "name", "name_format", "number", "output", "output_format",
+             "tags", "visibility", "extra_data"}
+VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
+
+
+def check_format(test, data):
+    """The documented format: known keys, numbers where numbers go, a score per test or in total."""
+    test.assertLessEqual(set(data), TOP_KEYS)
+    test.assertIsInstance(data["tests"], list)
+    for t in data["tests"]:
+        test.assertLessEqual(set(t), TEST_KEYS)
+        test.assertIsInstance(t["score"], (int, float))
+        test.assertIsInstance(t["max_score"], (int, float))
+        test.assertLessEqual(t["score"], t["max_score"])
+        test.assertIn(t["status"], ("passed", "failed"))
+        test.assertIn(t.get("visibility", "visible"), VISIBILITY)
+        test.assertIsInstance(t["output"], str)
+        test.assertIsInstance(t["name"], str)
+    test.assertIsInstance(data["score"], (int, float))
+    test.assertAlmostEqual(data["score"], sum(t["score"] for t in data["tests"]), places=1)
+    test.assertIn(data.get("visibility", "visible"), VISIBILITY)
+    test.assertIn(data.get("stdout_visibility", "visible"), VISIBILITY)
+
+
+class Results(unittest.TestCase):
+    def test_one_test_per_section_with_its_diagnosis(self):
+        bdir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, bdir)
+        for suffix in ("junit.xml", "ctest.log"):
+            shutil.copy(os.path.join(FIXTURES, f"broken-{suffix}"), os.path.join(bdir, f"grade-{suffix}"))
+        all_sections = sections.load(ROOT)
+        s11_1 = [s for s in all_sections if s.id == "11.1"]
+        g = grade.Grading(ROOT, bdir, s11_1, FIXTURES, "submission")
+        summary = g.summarise({"11.1": {"status": "built", "warnings": [], "error": "", "log": None}}, ["cpu"])
+        data = gradescope.results(summary, {"11.2": "not graded: missing folder"}, config.load(ROOT), all_sections, 3.2, "all")
+        check_format(self, data)
+        self.assertEqual(len(data["tests"]), len(all_sections))
+        first = data["tests"][0]
+        self.assertEqual((first["score"], first["max_score"], first["status"]), (4.3, 10, "failed"))
+        self.assertIn("18 of 42 tests passed", first["output"])
+        self.assertIn("element 510 of 511 is 889, expected 892", first["output"])
+        self.assertEqual(data["tests"][1]["output"], "not graded: missing folder")
+        self.assertEqual(data["score"], 4.3)
+
+
+class RunAutograder(unittest.TestCase):
+    def autograder(self, submission_files):
+        ag = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, ag)
+        os.symlink(ROOT, os.path.join(ag, "source"))
+        for rel, text in submission_files.items():
+            path = os.path.join(ag, "submission", rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+        os.makedirs(os.path.join(ag, "submission"), exist_ok=True)
+        p = subprocess.run([os.path.join(ROOT, "tools", "gradescope", "run_autograder")],
+                           env=dict(os.environ, SCANLAB_AUTOGRADER_DIR=ag), stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True)
+        self.assertEqual(p.returncode, 0, p.stdout[-3000:])
+        with open(os.path.join(ag, "results", "results.json")) as f:
+            data = json.load(f)
+        check_format(self, data)
+        return data
+
+    def test_empty_submission(self):
+        data = self.autograder({"README.txt": "nothing here\n"})
+        self.assertEqual(data["score"], 0)
+        self.assertIn("no section folder in the submission", data["tests"][0]["output"])
+
+    @unittest.skipUnless(os.environ.get("LAB_GRADESCOPE_BUILD") == "1", "builds the grade tree (minutes): LAB_GRADESCOPE_BUILD=1")
+    def test_graded_submission(self):
+        with open(os.path.join(ROOT, "solutions", "11_1_sequential", "sequential_scan.cuh")) as f:
+            solution = f.read()
+        data = self.autograder({"exercises/11_1_sequential/sequential_scan.cuh": solution})
+        by_name = {t["name"].split(":")[0]: t for t in data["tests"]}
+        self.assertEqual((by_name["Section 11.1"]["score"], by_name["Section 11.1"]["status"]), (10, "passed"))
+        self.assertEqual(by_name["Section 11.2"]["score"], 0)
+        self.assertIn("missing folder", by_name["Section 11.2"]["output"])
+
+
+if __name__ == "__main__":
+    unittest.main()
