@@ -648,8 +648,11 @@ def draw_curves(ax, curves):
         colour, marker = style_of(name)
         dense = all(b <= 4 * a for a, b in zip(ns, ns[1:]))
         style = "--" if base_name(name) == "memcpy" else "-"
-        ax.plot(ns, [statistics.median(points[n]) for n in ns], (style if dense and len(ns) > 1 else "") + marker,
-                color=colour, ms=6 if marker == "*" else 4.5, lw=1.3, label=label_of(name))
+        line = dense and len(ns) > 1
+        # Markers alone are drawn larger and on top, so that the lines do not hide them.
+        ax.plot(ns, [statistics.median(points[n]) for n in ns], (style if line else "") + marker,
+                color=colour, ms=(6 if marker == "*" else 4.5) if line else 7, lw=1.3, zorder=2 if line else 4,
+                mec="black" if not line else colour, mew=0.5, label=label_of(name))
     ax.legend(fontsize=7.5, loc="lower right")
 
 
