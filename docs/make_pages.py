@@ -415,8 +415,8 @@ def main(argv=None):
                 with open(path, "w", encoding="utf-8") as f:
                     f.write(fresh)
                 print(f"{PROG}: updated {where}")
-        elif fresh != text and not a.committed:
-            stale.append(where)
+        elif fresh != text and not a.committed and section:
+            stale.append(where)  # (docs/pages/ are the site's own sources: their copies are not read)
         if a.out:
             name = f"section_{section['folder']}.md" if section else os.path.basename(path)
             with open(os.path.join(a.out, name), "w", encoding="utf-8") as f:
