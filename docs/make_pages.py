@@ -411,7 +411,7 @@ def main(argv=None):
             text = f.read()
         fresh = ex.expand(text, section, where, False)
         if a.update:
-            if fresh != text:
+            if fresh != text and section:
                 with open(path, "w", encoding="utf-8") as f:
                     f.write(fresh)
                 print(f"{PROG}: updated {where}")
