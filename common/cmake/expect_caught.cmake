@@ -1,6 +1,9 @@
 # Runs a section's grading tests built against a mutant (a known-wrong kernel) and succeeds only if
 # they fail it: exit status 1 with at least one failed test. A crash or a hang is not a clean catch:
-# the grader must report a wrong kernel as a failed test, not die. Usage:
+# the grader must report a wrong kernel as a failed test, not die. The one exception is a mutant whose
+# bug is a crash: its EXPECT names the signal (`EXPECT: Segmentation fault`), and the program must die
+# of it (./lab grade runs each test in a process of its own and reports "crashed (...) in <test>").
+# Usage:
 #   cmake -DTEST_EXE=<test program> -DMUTANT=<section/name> [-DTIMEOUT=<seconds>] [-DPATCH=<file>]
 #         -P expect_caught.cmake
 # TIMEOUT is the test's own ctest timeout (SCANLAB_TEST_TIMEOUT: longer under the sanitizer presets).
@@ -15,18 +18,20 @@ execute_process(COMMAND "${TEST_EXE}" --gtest_brief=1
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT ${TIMEOUT})
 string(REGEX MATCHALL "\\[  FAILED  \\] [^\n]*" failed "${out}")
 list(LENGTH failed failed_count)
-if(rc EQUAL 1 AND failed_count GREATER 0)
-  list(GET failed 0 first)
-  set(expect "")
-  if(DEFINED PATCH)
-    # The preamble: the lines before the diff's first "--- " line.
-    file(READ "${PATCH}" text)
-    string(FIND "\n${text}" "\n--- " diff_start)
-    string(SUBSTRING "\n${text}" 0 ${diff_start} preamble)
-    if(preamble MATCHES "\nEXPECT: ([^\n]*)")
-      set(expect "${CMAKE_MATCH_1}")
-    endif()
+set(expect "")
+if(DEFINED PATCH)
+  # The preamble: the lines before the diff's first "--- " line.
+  file(READ "${PATCH}" text)
+  string(FIND "\n${text}" "\n--- " diff_start)
+  string(SUBSTRING "\n${text}" 0 ${diff_start} preamble)
+  if(preamble MATCHES "\nEXPECT: ([^\n]*)")
+    set(expect "${CMAKE_MATCH_1}")
   endif()
+endif()
+if(NOT rc MATCHES "^[0-9]+$" AND NOT expect STREQUAL "" AND rc MATCHES "${expect}")
+  message(STATUS "mutant ${MUTANT} caught: the test program died of '${rc}', as its EXPECT says")
+elseif(rc EQUAL 1 AND failed_count GREATER 0)
+  list(GET failed 0 first)
   if(NOT expect STREQUAL "")
     if(NOT "${out}\n${err}" MATCHES "${expect}")
       message(FATAL_ERROR "mutant ${MUTANT} was failed, but no message says what is wrong: none matches "
