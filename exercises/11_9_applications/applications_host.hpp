@@ -52,11 +52,16 @@ void select_three_step(const T* d_in, T* d_out, std::size_t n, Pred pred, bool p
 /// split on bit b the keys are sorted by their bits 0..b. d_keys holds the sorted keys at the end;
 /// d_other is n elements of scratch. n > 0.
 inline void radix_sort(std::uint32_t* d_keys, std::uint32_t* d_other, std::size_t n, SelectWorkspace& ws) {
+  std::uint32_t* keys = d_keys;
+  std::uint32_t* other = d_other;
   for (unsigned bit = 0; bit < 32; ++bit) {
-    select_three_step(static_cast<const std::uint32_t*>(d_keys), d_other, n, BitClear{bit}, true, ws);
-    std::swap(d_keys, d_other);
+    select_three_step(static_cast<const std::uint32_t*>(keys), other, n, BitClear{bit}, true, ws);
+    std::swap(keys, other);
   }
-  // 32 splits: an even number of swaps, so the result is back in the caller's d_keys.
+  if (keys != d_keys) {  // after an odd number of splits the keys are in d_other
+    launch(copy_kernel<std::uint32_t>, {"copy_kernel", grid_for(n), dim3(kThreads)},
+           static_cast<const std::uint32_t*>(keys), d_keys, n);
+  }
 }
 
 /// Allocation: d_starts = exclusive scan of d_sizes, then every request fills its slots of d_out
