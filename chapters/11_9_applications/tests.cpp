@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -148,6 +149,13 @@ TEST(RadixSort, MatchesStableSort) {
   }
   const AppInput negative = random_input(DType::int32, 3001, 4);  // keys with the high bit set
   ASSERT_EQ(check(make_request(App::radix_sort, negative, OpKind::add, ScanKind::inclusive), "high bits"), "");
+  // Uniform 32-bit keys: every bit decides some order (the top one too: 2^31 + 5 before 2^31 - 5
+  // only if bit 31 is split on).
+  std::mt19937_64 rng(17);
+  HostArray keys(DType::uint32, 3001);
+  for (std::size_t i = 0; i < keys.size(); ++i) keys.as<std::uint32_t>()[i] = static_cast<std::uint32_t>(rng());
+  const AppInput uniform = make_app_input(std::move(keys), 5);
+  ASSERT_EQ(check(make_request(App::radix_sort, uniform, OpKind::add, ScanKind::inclusive), "uniform 32-bit keys"), "");
 }
 
 TEST(Allocate, BookSausageExample) {
