@@ -14,6 +14,7 @@
 #include "scanlab/error.hpp"
 #include "scanlab/memory.hpp"
 #include "scanlab/options.hpp"
+#include "scanlab/report.hpp"
 
 namespace {
 
@@ -78,6 +79,11 @@ std::vector<std::string> as_strings(DType type, const void* data, std::size_t n)
 
 int run(int argc, const char* const* argv) {
   const std::string program = argc > 0 ? argv[0] : "scanlab_11_9";
+  // How ./lab run should call this program (tools/scanlab_lab/run.py).
+  if (argc == 2 && std::string(argv[1]) == "--capabilities") {
+    std::printf("{\"section\": \"11.9\", \"options\": [\"--reps\", \"--json\", \"--csv\"], \"trace_file\": false}\n");
+    return 0;
+  }
   const Options o = parse_options(argc, argv);
   if (o.help) {
     std::printf("%s", usage(program, "11.9 what scan is for").c_str());
@@ -92,9 +98,8 @@ int run(int argc, const char* const* argv) {
     return 0;
   }
   if (o.sections) throw UsageError("--sections is not an option here: give --n or --input");
-  if (o.in_place || o.race_check || !o.block_order.empty() || !o.thread_order.empty() || !o.csv.empty() ||
-      !o.json.empty()) {
-    throw UsageError("--in-place, --race-check, --block-order, --thread-order, --csv and --json are not options here");
+  if (o.in_place || o.race_check || !o.block_order.empty() || !o.thread_order.empty()) {
+    throw UsageError("--in-place, --race-check, --block-order and --thread-order are not options here");
   }
   std::vector<AppInfo> apps;
   for (const std::string& wanted : o.algorithms) {
@@ -122,6 +127,8 @@ int run(int argc, const char* const* argv) {
   if (o.trace) print_array("input x", as_strings(o.type, in.values.data(), n));
 
   bool all_passed = true;
+  std::vector<ResultRow> rows;
+  const std::string date = utc_now();
   for (const AppInfo& a : apps) {
     Request r = make_request(a.app, in, o.op, o.kind);
     r.reps = o.reps;
@@ -142,12 +149,36 @@ int run(int argc, const char* const* argv) {
     }
     std::printf("\n");
     if (!error.empty()) std::printf("    %s\n", error.c_str());
+    ResultRow row;
+    row.section = "11.9";
+    row.algorithm = std::string(a.name);
+    row.backend = name(backend.backend);
+    row.device = device;
+    row.type = name(r.type);
+    row.op = name(r.op);
+    row.kind = name(r.kind);
+    row.n = n;
+    row.seed = o.seed;
+    row.verified = error.empty();
+    row.reps = static_cast<int>(result.times_ms.size());
+    if (!result.times_ms.empty()) {
+      std::vector<double> t = result.times_ms;
+      std::sort(t.begin(), t.end());
+      row.median_ms = t[t.size() / 2];
+      row.min_ms = t.front();
+    }
+    row.launches = result.launches.size();
+    row.ops = ops;
+    row.date = date;
+    rows.push_back(row);
     if (o.trace) {
       if (a.app == App::radix_sort) print_array("keys (low 32 bits)", as_strings(DType::uint32, r.input, n));
       for (const auto& [label, values] : result.steps) print_array(label.c_str(), values);
       print_array("output", as_strings(r.type, result.output.data(), result.output.size() / size_of(r.type)));
     }
   }
+  if (!o.csv.empty()) append_csv(o.csv, rows);
+  if (!o.json.empty()) write_json(o.json, rows);
   return all_passed ? 0 : 1;
 }
 
