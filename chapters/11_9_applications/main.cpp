@@ -90,7 +90,8 @@ int run(int argc, const char* const* argv) {
     std::printf("\nApplications (--algorithm NAME):\n");
     for (const AppInfo& a : kApps) std::printf("  %-22s %s\n", std::string(a.name).c_str(), std::string(a.summary).c_str());
     std::printf("\nWithout --n or --input: the book's example 3,1,7,0,4,1,6,3 (the sausage orders).\n"
-                "--op and --inclusive/--exclusive apply to segmented_scan.\n");
+                "--op and --inclusive/--exclusive apply to segmented_scan. Not options here: --sections,\n"
+                "--in-place, --race-check, --block-order, --thread-order.\n");
     return 0;
   }
   if (o.list) {
