@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,19 @@ class Contender {
   virtual void prepare(std::size_t n) = 0;
   /// Enqueues one run on the default stream: nothing else (no allocation, no synchronization).
   virtual void run(const void* d_in, void* d_out, std::size_t n) = 0;
+  /// For contenders whose output is not a scan of the input (section 11.9's compaction, partition,
+  /// segmented scan): checks the run's output (d_out and whatever else it wrote) against the host
+  /// `input`; "" if right, else what is wrong. nullopt (the default): checked as a scan or a copy.
+  virtual std::optional<std::string> check(const void* input, const void* d_out, std::size_t n) {
+    (void)input, (void)d_out, (void)n;
+    return std::nullopt;
+  }
+  /// The bytes one run must move at the least, for GB/s; 0 (the default): a scan's 2 n sizeof(T).
+  /// Called after check().
+  virtual double bytes_moved(std::size_t n) const {
+    (void)n;
+    return 0;
+  }
 };
 
 using Contenders = std::vector<std::unique_ptr<Contender>>;
@@ -33,5 +47,8 @@ using Contenders = std::vector<std::unique_ptr<Contender>>;
 Contenders library_contenders(DType type);
 /// Section 11.8 launched directly (its default tile shape; with `sweep`, every shape compiled in).
 Contenders lookback_contenders(DType type, bool sweep, unsigned spin_ns);
+/// Section 11.9 against CUB: compaction (DeviceSelect::If), partition (DevicePartition::If), segmented
+/// scan (DeviceScan::InclusiveSumByKey), single pass and three steps (int32 and float; none otherwise).
+Contenders application_contenders(DType type);
 
 }  // namespace scanlab::bench

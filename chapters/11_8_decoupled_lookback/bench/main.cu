@@ -269,7 +269,10 @@ Row measure(Contender& c, DType type, std::size_t n, const HostArray& input, Dev
     SCANLAB_CUDA_CHECK(cudaDeviceSynchronize());
     HostArray output(type, n);
     SCANLAB_CUDA_CHECK(cudaMemcpy(output.data(), d_out.data(), output.bytes(), cudaMemcpyDeviceToHost));
-    if (c.is_copy()) {
+    if (const std::optional<std::string> wrong = c.check(input.data(), d_out.data(), n)) {
+      row.verified = wrong->empty();
+      row.note = *wrong;
+    } else if (c.is_copy()) {
       row.verified = std::memcmp(output.data(), input.data(), input.bytes()) == 0;
       if (!row.verified) row.note = "the copy differs from its source";
     } else {
@@ -302,6 +305,7 @@ Row measure(Contender& c, DType type, std::size_t n, const HostArray& input, Dev
       cudaEventDestroy(stop[r]);
     }
     fill_times(row, times);
+    if (const double bytes = c.bytes_moved(n); bytes > 0 && row.median_us > 0) row.gbps = bytes / (row.median_us * 1e3);
   } catch (const Error& e) {
     row.verified = false;
     row.note = e.what();
@@ -501,6 +505,7 @@ int run(int argc, char** argv) {
   for (DType type : o.types) {
     Contenders contenders = library_contenders(type);
     for (auto& c : lookback_contenders(type, o.sweep, o.spin_ns)) contenders.push_back(std::move(c));
+    for (auto& c : application_contenders(type)) contenders.push_back(std::move(c));
     const int max_log2 = *std::max_element(o.log2s.begin(), o.log2s.end());
     DeviceBytes d_in((std::size_t{1} << max_log2) * size_of(type));
     DeviceBytes d_out((std::size_t{1} << max_log2) * size_of(type));

@@ -1,0 +1,245 @@
+// Section 11.9: host code that runs each application on this backend (upload, poison, run, download,
+// time), compiled once per backend from this one source. You do not need to change this file: the
+// applications are in applications_host.hpp and applications.cuh.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "applications_host.hpp"
+#include "apps.hpp"
+
+namespace scanlab::s11_9 {
+namespace {
+
+template <class T>
+std::string format(T v) {
+  char buffer[32];
+  if constexpr (std::is_floating_point_v<T>) {
+    std::snprintf(buffer, sizeof buffer, "%g", static_cast<double>(v));
+  } else if constexpr (std::is_signed_v<T>) {
+    std::snprintf(buffer, sizeof buffer, "%lld", static_cast<long long>(v));
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%llu", static_cast<unsigned long long>(v));
+  }
+  return buffer;
+}
+
+/// Downloads `count` elements of a device array, formatted, for --trace.
+template <class T>
+std::vector<std::string> formatted(const T* d, std::size_t count) {
+  std::vector<T> host(count);
+#if defined(SCANLAB_BACKEND_CUDA)
+  if (count > 0) SCANLAB_CUDA_CHECK(cudaMemcpy(host.data(), d, count * sizeof(T), cudaMemcpyDeviceToHost));
+#else
+  if (count > 0) std::memcpy(host.data(), d, count * sizeof(T));
+#endif
+  std::vector<std::string> out;
+  for (const T& v : host) out.push_back(format(v));
+  return out;
+}
+
+template <class T>
+T read_one(const T* d) {
+  T v{};
+#if defined(SCANLAB_BACKEND_CUDA)
+  SCANLAB_CUDA_CHECK(cudaMemcpy(&v, d, sizeof(T), cudaMemcpyDeviceToHost));
+#else
+  std::memcpy(&v, d, sizeof(T));
+#endif
+  return v;
+}
+
+/// The verified run (with the emulator's counts), then, with reps, a warm-up and reps timed runs.
+template <class F>
+void run_and_time(const Request& request, Result& result, F&& run_once) {
+#if defined(SCANLAB_BACKEND_CPU)
+  emu::take_stats();
+#endif
+  run_once();
+  synchronize();
+#if defined(SCANLAB_BACKEND_CPU)
+  result.launches = emu::take_stats();
+#endif
+  if (request.reps > 0) {
+    Timer timer;
+    for (int rep = -1; rep < request.reps; ++rep) {
+      if (request.before_each_run) request.before_each_run();
+      timer.start();
+      run_once();
+      const double ms = timer.stop();
+      if (rep >= 0) result.times_ms.push_back(ms);
+    }
+    synchronize();
+#if defined(SCANLAB_BACKEND_CPU)
+    emu::take_stats();
+#endif
+  }
+}
+
+template <class T>
+void take_output(Result& result, const DeviceBuffer<T>& d, std::size_t count) {
+  result.output.resize(count * sizeof(T));
+  std::vector<T> host(d.size());
+  d.download(host.data());
+  std::memcpy(result.output.data(), host.data(), count * sizeof(T));
+}
+
+template <class T>
+Result run_select(const Request& r) {
+  const std::size_t n = r.n;
+  const bool partition = r.app == App::partition || r.app == App::partition_single_pass;
+  const bool single_pass = r.app == App::compact_single_pass || r.app == App::partition_single_pass;
+  const Below<T> pred{static_cast<T>(r.pivot)};
+  require_memory(3 * n * sizeof(T) + SelectWorkspace::bytes(n) + FusedWorkspace::bytes(n));
+  DeviceBuffer<T> in(n), out(n), rejected(single_pass && partition ? n : 0);
+  in.upload(static_cast<const T*>(r.input));
+  out.poison();
+  rejected.poison();
+  Result result;
+  if (n == 0) return result;
+  if (single_pass) {
+    FusedWorkspace ws(n);
+    run_and_time(r, result, [&] {
+      select_single_pass(static_cast<const T*>(in.data()), out.data(), partition ? rejected.data() : nullptr, n,
+                         pred, ws);
+    });
+    result.count = read_one(ws.count.data());
+    if (r.trace) result.steps.push_back({"kept count (from the look-back)", {format(result.count)}});
+  } else {
+    SelectWorkspace ws(n);
+    run_and_time(r, result, [&] { select_three_step(static_cast<const T*>(in.data()), out.data(), n, pred, partition, ws); });
+    result.count = read_one(ws.count.data());
+    if (r.trace) {
+      result.steps.push_back({"flags (x < pivot)", formatted(ws.flags.data(), n)});
+      result.steps.push_back({"exclusive scan of the flags", formatted(ws.offsets.data(), n)});
+    }
+  }
+  const std::size_t kept = std::min(result.count, n);
+  take_output(result, out, partition && !single_pass ? n : kept);
+  if (single_pass && partition) {
+    // The rejected elements, from their own array, after the kept ones.
+    std::vector<T> host(n);
+    rejected.download(host.data());
+    result.output.resize(n * sizeof(T));
+    std::memcpy(result.output.data() + kept * sizeof(T), host.data(), (n - kept) * sizeof(T));
+  }
+  return result;
+}
+
+Result run_radix(const Request& r) {
+  const std::size_t n = r.n;
+  require_memory(3 * n * sizeof(Count) + SelectWorkspace::bytes(n));
+  DeviceBuffer<Count> keys(n), other(n), original(n);
+  original.upload(static_cast<const Count*>(r.input));
+  Result result;
+  if (n == 0) return result;
+  SelectWorkspace ws(n);
+  run_and_time(r, result, [&] {
+    // Every run sorts the original keys (the timed ones include this copy: one read, one write).
+    launch(copy_kernel<Count>, {"copy_kernel", grid_for(n), dim3(kThreads)}, static_cast<const Count*>(original.data()),
+           keys.data(), n);
+    radix_sort(keys.data(), other.data(), n, ws);
+  });
+  if (r.trace) {
+    // The first split again, on the original keys, for the trace.
+    select_three_step(static_cast<const Count*>(original.data()), other.data(), n, BitClear{0}, true, ws);
+    result.steps.push_back({"flags of the first split (bit 0 is 0)", formatted(ws.flags.data(), n)});
+    result.steps.push_back({"exclusive scan of those flags", formatted(ws.offsets.data(), n)});
+    result.steps.push_back({"keys after the first split", formatted(other.data(), n)});
+  }
+  result.count = n;
+  take_output(result, keys, n);
+  return result;
+}
+
+Result run_allocate(const Request& r) {
+  const std::size_t n = r.n;
+  const Count* sizes = static_cast<const Count*>(r.input);
+  std::uint64_t total = 0;  // to size the output buffer (the device computes the same total itself)
+  for (std::size_t i = 0; i < n; ++i) total += sizes[i];
+  if (total > 0xffffffffull) throw Error("allocate: the sizes add up to more than 2^32 - 1 slots");
+  require_memory(2 * n * sizeof(Count) + total * sizeof(Count) + CountScan::workspace_bytes(n));
+  DeviceBuffer<Count> d_sizes(n), starts(n), out(total), d_total(1);
+  d_sizes.upload(sizes);
+  out.poison();
+  Result result;
+  if (n == 0) return result;
+  CountScan scan(n);
+  run_and_time(r, result, [&] {
+    allocate(static_cast<const Count*>(d_sizes.data()), starts.data(), n, out.data(), d_total.data(), scan);
+  });
+  result.count = read_one(d_total.data());
+  if (r.trace) {
+    result.steps.push_back({"sizes k_i", formatted(d_sizes.data(), n)});
+    result.steps.push_back({"starts: exclusive scan of k", formatted(starts.data(), n)});
+  }
+  take_output(result, out, std::min<std::size_t>(result.count, total));
+  return result;
+}
+
+template <class T, class Op>
+Result run_segmented(const Request& r) {
+  const std::size_t n = r.n;
+  require_memory(2 * n * sizeof(T) + n * sizeof(Count) + SegmentedWorkspace<T>::bytes(n));
+  DeviceBuffer<T> x(n), y(n);
+  DeviceBuffer<Count> heads(n);
+  x.upload(static_cast<const T*>(r.input));
+  heads.upload(r.heads);
+  y.poison();
+  Result result;
+  if (n == 0) return result;
+  SegmentedWorkspace<T> ws(n);
+  const bool exclusive = r.kind == ScanKind::exclusive;
+  run_and_time(r, result, [&] { segmented_scan(static_cast<const T*>(x.data()), heads.data(), y.data(), n, Op{}, exclusive, ws); });
+  if (r.trace) {
+    result.steps.push_back({"head flags", formatted(heads.data(), n)});
+    std::vector<std::string> pairs;
+    std::vector<Flagged<T>> host(n);
+    ws.pairs.download(host.data());
+    for (std::size_t i = 0; i < n; ++i) pairs.push_back("(" + format(host[i].head) + "," + format(host[i].value) + ")");
+    result.steps.push_back({"inclusive scan of the (flag, value) pairs", pairs});
+  }
+  result.count = n;
+  take_output(result, y, n);
+  return result;
+}
+
+Result run(const Request& r) {
+  require_backend();
+  switch (r.app) {
+    case App::radix_sort:
+    case App::allocate:
+      if (r.type != DType::uint32) throw Error("radix_sort and allocate take uint32 keys and sizes");
+      return r.app == App::radix_sort ? run_radix(r) : run_allocate(r);
+    case App::segmented_scan:
+      return visit_type_op(r.type, r.op, [&](auto type, auto op) {
+        return run_segmented<typename decltype(type)::type, decltype(op)>(r);
+      });
+    default:
+      return visit_type(r.type, [&](auto type) { return run_select<typename decltype(type)::type>(r); });
+  }
+}
+
+}  // namespace
+
+Result SCANLAB_FOR_BACKEND(run_app)(const Request& request) {
+#if defined(SCANLAB_BACKEND_CPU)
+  const bool traced = emu::settings().trace;
+  emu::settings().trace = false;  // the trace here is of global arrays, between launches
+  try {
+    Result result = run(request);
+    emu::settings().trace = traced;
+    return result;
+  } catch (...) {
+    emu::settings().trace = traced;
+    throw;
+  }
+#else
+  return run(request);
+#endif
+}
+
+std::string SCANLAB_FOR_BACKEND(device)() { return device_description(); }
+
+}  // namespace scanlab::s11_9

@@ -1,0 +1,201 @@
+// Section 11.9: what scan is for, as a program. Runs each application (compaction, partition, radix
+// sort, allocation, segmented scan; --algorithm picks some) on the book's example (no --n, no
+// --input), on your values (--input) or on n seeded random ones (--n), verifies each against the
+// sequential algorithm, and prints Passed/FAILED, the emulator's counts (cpu backend) and, with
+// --reps, times. --trace prints the intermediate arrays (flags, their scan, starts, pairs).
+// You do not need to change this file.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "app_check.hpp"
+#include "apps.hpp"
+#include "scanlab/error.hpp"
+#include "scanlab/memory.hpp"
+#include "scanlab/options.hpp"
+#include "scanlab/report.hpp"
+
+namespace {
+
+using namespace scanlab;
+using namespace scanlab::s11_9;
+
+struct Backend_ {
+  Backend backend;
+  Result (*run)(const Request&);
+  std::string (*device)();
+};
+
+std::vector<Backend_> linked() {
+  std::vector<Backend_> b;
+#if defined(SCANLAB_LINKED_CUDA)
+  b.push_back({Backend::cuda, &run_app_cuda, &device_cuda});
+#endif
+#if defined(SCANLAB_LINKED_CPU)
+  b.push_back({Backend::cpu, &run_app_cpu, &device_cpu});
+#endif
+  return b;
+}
+
+Backend_ choose(const std::string& wanted, std::string& device) {
+  const std::vector<Backend_> backends = linked();
+  for (const Backend_& b : backends) {
+    if (wanted != "auto" && wanted != name(b.backend)) continue;
+    try {
+      device = b.device();
+      return b;
+    } catch (const NoDeviceError&) {
+      if (wanted != "auto") throw;
+    }
+  }
+  if (wanted == "auto") throw NoDeviceError("no GPU is available and this build has no cpu backend");
+  throw UsageError("this build has no " + wanted + " backend: reconfigure with -DSCANLAB_BACKENDS=cuda;cpu");
+}
+
+void print_array(const char* label, const std::vector<std::string>& values) {
+  std::printf("    %-44s [", label);
+  for (std::size_t i = 0; i < values.size(); ++i) std::printf(i ? " %s" : "%s", values[i].c_str());
+  std::printf("]\n");
+}
+
+std::vector<std::string> as_strings(DType type, const void* data, std::size_t n) {
+  std::vector<std::string> out;
+  visit_type(type, [&](auto t) {
+    using T = typename decltype(t)::type;
+    for (std::size_t i = 0; i < n; ++i) {
+      const T v = static_cast<const T*>(data)[i];
+      char buffer[32];
+      if constexpr (std::is_floating_point_v<T>) {
+        std::snprintf(buffer, sizeof buffer, "%g", static_cast<double>(v));
+      } else {
+        std::snprintf(buffer, sizeof buffer, "%lld", static_cast<long long>(v));
+      }
+      out.push_back(buffer);
+    }
+  });
+  return out;
+}
+
+int run(int argc, const char* const* argv) {
+  const std::string program = argc > 0 ? argv[0] : "scanlab_11_9";
+  // How ./lab run should call this program (tools/scanlab_lab/run.py).
+  if (argc == 2 && std::string(argv[1]) == "--capabilities") {
+    std::printf("{\"section\": \"11.9\", \"options\": [\"--reps\", \"--json\", \"--csv\"], \"trace_file\": false}\n");
+    return 0;
+  }
+  const Options o = parse_options(argc, argv);
+  if (o.help) {
+    std::printf("%s", usage(program, "11.9 what scan is for").c_str());
+    std::printf("\nApplications (--algorithm NAME):\n");
+    for (const AppInfo& a : kApps) std::printf("  %-22s %s\n", std::string(a.name).c_str(), std::string(a.summary).c_str());
+    std::printf("\nWithout --n or --input: the book's example 3,1,7,0,4,1,6,3 (the sausage orders).\n"
+                "--op and --inclusive/--exclusive apply to segmented_scan. Not options here: --sections,\n"
+                "--in-place, --race-check, --block-order, --thread-order.\n");
+    return 0;
+  }
+  if (o.list) {
+    for (const AppInfo& a : kApps) std::printf("%-22s %s\n", std::string(a.name).c_str(), std::string(a.summary).c_str());
+    return 0;
+  }
+  if (o.sections) throw UsageError("--sections is not an option here: give --n or --input");
+  if (o.in_place || o.race_check || !o.block_order.empty() || !o.thread_order.empty()) {
+    throw UsageError("--in-place, --race-check, --block-order and --thread-order are not options here");
+  }
+  std::vector<AppInfo> apps;
+  for (const std::string& wanted : o.algorithms) {
+    const auto it = std::find_if(std::begin(kApps), std::end(kApps), [&](const AppInfo& a) { return a.name == wanted; });
+    if (it == std::end(kApps)) throw UsageError("unknown --algorithm '" + wanted + "': see --list");
+    apps.push_back(*it);
+  }
+  if (apps.empty()) apps.assign(std::begin(kApps), std::end(kApps));
+
+  std::string device;
+  const Backend_ backend = choose(o.backend, device);
+  AppInput in;
+  if (!o.input.empty()) {
+    in = make_app_input(parse_input(o.type, o.input), o.seed);
+  } else if (o.n) {
+    // The host arrays (values, keys, sizes, heads, outputs) before anything is allocated.
+    check_fits(*o.n * (3 * size_of(o.type) + 16), available_host_memory(), "host memory");
+    in = make_app_input(make_input(o.type, OpKind::max, *o.n, o.seed), o.seed);  // wide-range values
+  } else {
+    in = book_input(o.type);
+  }
+  const std::size_t n = in.values.size();
+  std::printf("11.9 what scan is for: %s backend (%s), %s, n = %zu, pivot %g\n", name(backend.backend),
+              device.c_str(), name(o.type), n, in.pivot);
+  if (o.trace) print_array("input x", as_strings(o.type, in.values.data(), n));
+
+  bool all_passed = true;
+  std::vector<ResultRow> rows;
+  const std::string date = utc_now();
+  for (const AppInfo& a : apps) {
+    Request r = make_request(a.app, in, o.op, o.kind);
+    r.reps = o.reps;
+    r.trace = o.trace;
+    const Result result = backend.run(r);
+    const std::string error = check_result(r, result);
+    all_passed = all_passed && error.empty();
+    std::uint64_t ops = 0;
+    for (const LaunchStats& l : result.launches) ops += l.ops;
+    std::printf("  %-22s %s  count %zu", std::string(a.name).c_str(), error.empty() ? "Passed" : "FAILED",
+                result.count);
+    if (backend.backend == Backend::cpu) std::printf("  launches %zu  ops %llu", result.launches.size(),
+                                                     static_cast<unsigned long long>(ops));
+    if (!result.times_ms.empty()) {
+      std::vector<double> t = result.times_ms;
+      std::sort(t.begin(), t.end());
+      std::printf("  median %.4f ms", t[t.size() / 2]);
+    }
+    std::printf("\n");
+    if (!error.empty()) std::printf("    %s\n", error.c_str());
+    ResultRow row;
+    row.section = "11.9";
+    row.algorithm = std::string(a.name);
+    row.backend = name(backend.backend);
+    row.device = device;
+    row.type = name(r.type);
+    row.op = name(r.op);
+    row.kind = name(r.kind);
+    row.n = n;
+    row.seed = o.seed;
+    row.verified = error.empty();
+    row.reps = static_cast<int>(result.times_ms.size());
+    if (!result.times_ms.empty()) {
+      std::vector<double> t = result.times_ms;
+      std::sort(t.begin(), t.end());
+      row.median_ms = t[t.size() / 2];
+      row.min_ms = t.front();
+    }
+    row.launches = result.launches.size();
+    row.ops = ops;
+    row.date = date;
+    rows.push_back(row);
+    if (o.trace) {
+      if (a.app == App::radix_sort) print_array("keys (low 32 bits)", as_strings(DType::uint32, r.input, n));
+      for (const auto& [label, values] : result.steps) print_array(label.c_str(), values);
+      print_array("output", as_strings(r.type, result.output.data(), result.output.size() / size_of(r.type)));
+    }
+  }
+  if (!o.csv.empty()) append_csv(o.csv, rows);
+  if (!o.json.empty()) write_json(o.json, rows);
+  return all_passed ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  } catch (const NoDeviceError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  }
+}

@@ -1,0 +1,238 @@
+// Section 11.9 grading tests: every application on the backend this test program was built for, over
+// the element types and the edge sizes (empty, one element, around warps, blocks and tiles, not a
+// power of two, many blocks), with all, none and about half of the elements kept, and the segmented
+// scan with one segment, every element its own segment, and heads placed right at, before and after
+// block and section boundaries, inclusive and exclusive, for every operator. Each output is checked
+// against the sequential algorithm (app_check.hpp); outputs start poisoned.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "app_check.hpp"
+#include "apps.hpp"
+#include "scanlab/error.hpp"
+
+#if defined(SCANLAB_LINKED_CPU)
+#include "scanlab/emu/runtime.hpp"
+#endif
+
+namespace {
+
+using namespace scanlab;
+using namespace scanlab::s11_9;
+
+Result run(const Request& r) {
+#if defined(SCANLAB_LINKED_CUDA)
+  return run_app_cuda(r);
+#else
+  return run_app_cpu(r);
+#endif
+}
+
+bool on_gpu() {
+#if defined(SCANLAB_LINKED_CUDA)
+  return true;
+#else
+  return false;
+#endif
+}
+
+#define SKIP_WITHOUT_DEVICE()                                              \
+  do {                                                                     \
+    try {                                                                  \
+      run(Request{});                                                      \
+    } catch (const NoDeviceError& e) {                                     \
+      GTEST_SKIP() << e.what();                                            \
+    }                                                                      \
+  } while (0)
+
+/// Runs `r` and returns "" or what went wrong, with the size and where to look.
+std::string check(const Request& r, const std::string& what) {
+  std::string error;
+  try {
+    error = check_result(r, run(r));
+  } catch (const std::exception& e) {
+    error = std::string("error: ") + e.what();
+  }
+  if (error.empty()) return "";
+  return what + ", n = " + std::to_string(r.n) + ": " + error + " (look at " SCANLAB_SOURCE_HINT ")";
+}
+
+// Sizes: edges of warps (32), one-element-per-thread blocks (256), single-pass tiles (2048) and the
+// look-back's tiles of 11.8 (4096), odd sizes, and enough blocks for two levels of block sums.
+std::vector<std::size_t> sizes() {
+  std::vector<std::size_t> s = {0, 1, 2, 31, 32, 33, 255, 256, 257, 1000, 2047, 2048, 2049, 4095, 4096, 4097, 9999};
+  s.push_back(on_gpu() ? (1u << 22) + 3 : 70001);  // many blocks; on the emulator: 35 single-pass tiles
+  return s;
+}
+
+constexpr DType kTypes[] = {DType::int32, DType::uint32, DType::int64, DType::float32, DType::float64};
+
+AppInput random_input(DType type, std::size_t n, std::uint64_t seed) {
+  return make_app_input(make_input(type, OpKind::max, n, seed), seed);
+}
+
+class Select : public testing::TestWithParam<App> {};
+
+TEST_P(Select, HalfKeptEveryTypeAndSize) {
+  SKIP_WITHOUT_DEVICE();
+  for (DType type : kTypes) {
+    for (std::size_t n : sizes()) {
+      const AppInput in = random_input(type, n, n + 1);
+      const std::string e = check(make_request(GetParam(), in, OpKind::add, ScanKind::inclusive), name(type));
+      ASSERT_EQ(e, "");
+    }
+  }
+}
+
+TEST_P(Select, AllKeptAndNoneKept) {
+  SKIP_WITHOUT_DEVICE();
+  for (std::size_t n : {std::size_t{1}, std::size_t{257}, std::size_t{4097}, std::size_t{9999}}) {
+    AppInput in = random_input(DType::int32, n, 5);
+    in.pivot = 1e9;  // every value is below
+    ASSERT_EQ(check(make_request(GetParam(), in, OpKind::add, ScanKind::inclusive), "all kept"), "");
+    in.pivot = -1e9;  // none is
+    ASSERT_EQ(check(make_request(GetParam(), in, OpKind::add, ScanKind::inclusive), "none kept"), "");
+  }
+}
+
+TEST_P(Select, BookExample) {
+  SKIP_WITHOUT_DEVICE();
+  ASSERT_EQ(check(make_request(GetParam(), book_input(DType::int32), OpKind::add, ScanKind::inclusive), "book"), "");
+}
+
+// Many equal keys: a partition that moves equal elements out of order shows (values carry their index
+// in the low bits, the predicate looks at the high bits only through the pivot).
+TEST_P(Select, StableWithRepeatedKeys) {
+  SKIP_WITHOUT_DEVICE();
+  const std::size_t n = 5000;
+  HostArray values(DType::int64, n);
+  for (std::size_t i = 0; i < n; ++i) values.as<std::int64_t>()[i] = static_cast<std::int64_t>(((i * 7919) % 3) << 32) + static_cast<std::int64_t>(i);
+  AppInput in = make_app_input(std::move(values), 3);
+  in.pivot = static_cast<double>(std::int64_t{1} << 32);  // the keys 0 x 2^32 + i are kept
+  ASSERT_EQ(check(make_request(GetParam(), in, OpKind::add, ScanKind::inclusive), "repeated keys"), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Apps, Select,
+                         testing::Values(App::compact, App::partition, App::compact_single_pass,
+                                         App::partition_single_pass),
+                         [](const auto& info) { return std::string(kApps[static_cast<int>(info.param)].name); });
+
+#if defined(SCANLAB_LINKED_CPU)
+// The single-pass kernel numbers its tiles by ticket and looks back over its predecessors: with the
+// blocks started in reverse or random order (emulator), the tiles must still come out in order.
+TEST(SinglePass, AnyBlockOrder) {
+  const emu::Settings saved = emu::settings();
+  for (const char* order : {"reverse", "random"}) {
+    emu::settings().block_order = emu::parse_order(order);
+    for (App app : {App::compact_single_pass, App::partition_single_pass}) {
+      const AppInput in = random_input(DType::int32, 70001, 21);
+      const std::string e = check(make_request(app, in, OpKind::add, ScanKind::inclusive), std::string(order) + " block order");
+      if (!e.empty()) {
+        emu::settings() = saved;
+        FAIL() << e;
+      }
+    }
+  }
+  emu::settings() = saved;
+}
+#endif
+
+TEST(RadixSort, MatchesStableSort) {
+  SKIP_WITHOUT_DEVICE();
+  for (std::size_t n : {0, 1, 2, 33, 257, 2049, 5001}) {
+    const AppInput in = random_input(DType::uint32, n, n + 11);
+    ASSERT_EQ(check(make_request(App::radix_sort, in, OpKind::add, ScanKind::inclusive), "uint32 keys"), "");
+  }
+  const AppInput negative = random_input(DType::int32, 3001, 4);  // keys with the high bit set
+  ASSERT_EQ(check(make_request(App::radix_sort, negative, OpKind::add, ScanKind::inclusive), "high bits"), "");
+  // Uniform 32-bit keys: every bit decides some order (the top one too: 2^31 + 5 before 2^31 - 5
+  // only if bit 31 is split on).
+  std::mt19937_64 rng(17);
+  HostArray keys(DType::uint32, 3001);
+  for (std::size_t i = 0; i < keys.size(); ++i) keys.as<std::uint32_t>()[i] = static_cast<std::uint32_t>(rng());
+  const AppInput uniform = make_app_input(std::move(keys), 5);
+  ASSERT_EQ(check(make_request(App::radix_sort, uniform, OpKind::add, ScanKind::inclusive), "uniform 32-bit keys"), "");
+}
+
+TEST(Allocate, BookSausageExample) {
+  SKIP_WITHOUT_DEVICE();
+  const AppInput in = book_input(DType::int32);
+  const Request r = make_request(App::allocate, in, OpKind::add, ScanKind::inclusive);
+  const Result result = run(r);
+  ASSERT_EQ(check_result(r, result), "") << SCANLAB_SOURCE_HINT;
+  EXPECT_EQ(result.count, 25u);  // 3 + 1 + 7 + 0 + 4 + 1 + 6 + 3 inches of sausage
+}
+
+TEST(Allocate, EverySize) {
+  SKIP_WITHOUT_DEVICE();
+  for (std::size_t n : sizes()) {
+    const AppInput in = random_input(DType::int32, n, n + 2);
+    ASSERT_EQ(check(make_request(App::allocate, in, OpKind::add, ScanKind::inclusive), "sizes"), "");
+  }
+  AppInput zeros = random_input(DType::int32, 3000, 9);
+  std::fill(zeros.sizes.begin(), zeros.sizes.end(), 0u);
+  zeros.sizes[1234] = 5;
+  ASSERT_EQ(check(make_request(App::allocate, zeros, OpKind::add, ScanKind::inclusive), "one request"), "");
+}
+
+/// Head patterns for the segmented scan.
+std::vector<std::pair<std::string, std::vector<std::uint32_t>>> head_patterns(std::size_t n) {
+  std::vector<std::pair<std::string, std::vector<std::uint32_t>>> p;
+  p.push_back({"one segment", std::vector<std::uint32_t>(n, 0)});
+  p.push_back({"every element its own segment", std::vector<std::uint32_t>(n, 1)});
+  p.push_back({"random heads", random_heads(n, 5, n)});
+  // Heads at, just before and just after the boundaries of 256-element blocks and 65536-element
+  // levels, and one in the middle of a block: every way a segment can cross a block.
+  std::vector<std::uint32_t> edges(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t r = i % 256;
+    if ((i / 256) % 3 == 0 && r == 0) edges[i] = 1;
+    if ((i / 256) % 3 == 1 && r == 255) edges[i] = 1;
+    if ((i / 256) % 3 == 2 && r == 100) edges[i] = 1;
+  }
+  p.push_back({"heads at block boundaries", edges});
+  return p;
+}
+
+TEST(SegmentedScan, EveryOperatorKindAndHeadPattern) {
+  SKIP_WITHOUT_DEVICE();
+  for (DType type : kTypes) {
+    for (OpKind op : kAllOps) {
+      for (ScanKind kind : kAllKinds) {
+        for (std::size_t n : {0, 1, 2, 33, 255, 256, 257, 1000, 5001}) {
+          for (auto& [label, heads] : head_patterns(n)) {
+            AppInput in = make_app_input(make_input(type, op, n, n + 3), 1);
+            in.heads = heads;
+            const std::string what = std::string(name(type)) + " " + name(op) + " " + name(kind) + ", " + label;
+            ASSERT_EQ(check(make_request(App::segmented_scan, in, op, kind), what), "");
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(SegmentedScan, ManyBlocksTwoLevels) {
+  SKIP_WITHOUT_DEVICE();
+  const std::size_t n = on_gpu() ? (1u << 22) + 7 : 70001;  // more than 256 x 256: two levels of block sums
+  for (ScanKind kind : kAllKinds) {
+    for (auto& [label, heads] : head_patterns(n)) {
+      AppInput in = make_app_input(make_input(DType::int32, OpKind::add, n, 8), 1);
+      in.heads = heads;
+      ASSERT_EQ(check(make_request(App::segmented_scan, in, OpKind::add, kind), std::string(name(kind)) + ", " + label), "");
+    }
+  }
+}
+
+TEST(SegmentedScan, BookExample) {
+  SKIP_WITHOUT_DEVICE();
+  for (ScanKind kind : kAllKinds) {
+    ASSERT_EQ(check(make_request(App::segmented_scan, book_input(DType::int32), OpKind::add, kind), name(kind)), "");
+  }
+}
+
+}  // namespace
