@@ -3,6 +3,9 @@
 # reference), so a page never shows the trace of a wrong result.
 #
 #   cmake -DPROGRAM=<path> -DALGORITHM=<name> [-DEXCLUSIVE=ON] -DOUTPUT=<file> -P run_trace.cmake
+#
+# ALGORITHM "all": the program's own example (no --input), every algorithm, the whole printout (for a
+# section whose program has its own format, 11.9's).
 foreach(var PROGRAM ALGORITHM OUTPUT)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "run_trace.cmake needs -D${var}=...")
@@ -11,6 +14,9 @@ endforeach()
 set(args --backend cpu --input 4,6,7,1,2,8,5,2 --reps 0 --trace --algorithm "${ALGORITHM}")
 if(EXCLUSIVE)
   list(APPEND args --exclusive)
+endif()
+if(ALGORITHM STREQUAL "all")  # every algorithm on the program's own example, the whole printout
+  set(args --backend cpu --reps 0 --trace)
 endif()
 execute_process(COMMAND "${PROGRAM}" ${args} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -22,13 +28,16 @@ endif()
 string(REPLACE "\n" ";" lines "${out}")
 set(keep "")
 set(inside OFF)
+if(ALGORITHM STREQUAL "all")
+  set(inside ON)
+endif()
 foreach(line IN LISTS lines)
   if(line MATCHES "^${ALGORITHM} \\(")
     set(inside ON)
   endif()
   if(inside)
     string(APPEND keep "${line}\n")
-    if(line MATCHES "^  Passed")
+    if(line MATCHES "^  Passed" AND NOT ALGORITHM STREQUAL "all")
       break()
     endif()
   endif()
