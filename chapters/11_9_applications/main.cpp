@@ -11,6 +11,7 @@
 
 #include "app_check.hpp"
 #include "apps.hpp"
+#include "scanlab/cli.hpp"
 #include "scanlab/error.hpp"
 #include "scanlab/memory.hpp"
 #include "scanlab/options.hpp"
@@ -78,22 +79,30 @@ std::vector<std::string> as_strings(DType type, const void* data, std::size_t n)
 }
 
 int run(int argc, const char* const* argv) {
-  const std::string program = argc > 0 ? argv[0] : "scanlab_11_9";
-  // How ./lab run should call this program (tools/scanlab_lab/run.py).
-  if (argc == 2 && std::string(argv[1]) == "--capabilities") {
-    std::printf("{\"section\": \"11.9\", \"options\": [\"--reps\", \"--json\", \"--csv\"], \"trace_file\": false}\n");
-    return 0;
-  }
-  const Options o = parse_options(argc, argv);
-  if (o.help) {
-    std::printf("%s", usage(program, "11.9 what scan is for").c_str());
-    std::printf("\nApplications (--algorithm NAME):\n");
-    for (const AppInfo& a : kApps) std::printf("  %-22s %s\n", std::string(a.name).c_str(), std::string(a.summary).c_str());
-    std::printf("\nWithout --n or --input: the book's example 3,1,7,0,4,1,6,3 (the sausage orders).\n"
+  const std::string program = argc > 0 ? cli::basename(argv[0]) : "scanlab_11_9";
+  // The section programs' one command line (scanlab/options.hpp); the options 11.9 has no use for
+  // are refused after parsing, with a message.
+  Options o;
+  cli::Parser parser(program, "scanlab section 11.9: what scan is for");
+  add_section_options(parser, o);
+  std::string apps_help = "Applications (--algorithm NAME):\n";
+  for (const AppInfo& a : kApps) apps_help += "  " + std::string(a.name) + ": " + std::string(a.summary) + "\n";
+  parser.footer(apps_help +
+                "Without --n or --input: the book's example 3,1,7,0,4,1,6,3 (the sausage orders).\n"
                 "--op and --inclusive/--exclusive apply to segmented_scan. Not options here: --sections,\n"
                 "--in-place, --race-check, --block-order, --thread-order.\n");
+  parser.parse(argc, argv);
+  if (o.help) {
+    std::printf("%s", parser.help().c_str());
     return 0;
   }
+  if (o.capabilities) {  // what ./lab run reads (tools/scanlab_lab/run.py)
+    std::vector<std::string> names;
+    for (const AppInfo& a : kApps) names.emplace_back(a.name);
+    std::printf("%s\n", parser.capabilities("11.9", false, names).c_str());
+    return 0;
+  }
+  check_combinations(o);
   if (o.list) {
     for (const AppInfo& a : kApps) std::printf("%-22s %s\n", std::string(a.name).c_str(), std::string(a.summary).c_str());
     return 0;
