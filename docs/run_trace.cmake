@@ -29,6 +29,7 @@ string(REPLACE "\n" ";" lines "${out}")
 set(keep "")
 set(inside OFF)
 if(ALGORITHM STREQUAL "all")
+  list(POP_FRONT lines)  # the banner, which names this machine's CPU
   set(inside ON)
 endif()
 foreach(line IN LISTS lines)
