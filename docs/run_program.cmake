@@ -5,6 +5,7 @@
 #
 # A program whose `--capabilities` do not list --json (a section with options of its own) writes no
 # counts: OUTPUT then holds an empty list, and its README quotes none.
+cmake_minimum_required(VERSION 3.24)
 foreach(var PROGRAM ARGS OUTPUT)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "run_program.cmake needs -D${var}=...")

@@ -6,6 +6,7 @@
 #
 # ALGORITHM "all": the program's own example (no --input), every algorithm, the whole printout (for a
 # section whose program has its own format, 11.9's).
+cmake_minimum_required(VERSION 3.24)
 foreach(var PROGRAM ALGORITHM OUTPUT)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "run_trace.cmake needs -D${var}=...")
