@@ -352,7 +352,7 @@ def page_text(text, section, expander, where):
     head = [f"{title} {{#{label}}}" if label else title, "=" * max(3, len(title)), "", "[TOC]"]
 
     def link(m):
-        words, target = m.group(1), m.group(2)
+        words, target = " ".join(m.group(1).split()), m.group(2)
         if re.match(r"^[a-z]+:", target) or target.startswith("#"):
             return m.group(0)
         folder = re.search(r"(?:\.\./)?(11_[0-9][A-Za-z0-9_]*)/README\.md$", target)
@@ -371,7 +371,7 @@ def page_text(text, section, expander, where):
                 return f"\\subpage {label.group(1)} \"{words}\""
             expander.problems.add(where, f"the link to {target}: no such page with a {{#label}} on its first line")
         return words  # a file of the repository: its name is in the words; the site has no copy
-    body = "\n".join(LINK.sub(link, line) if not line.startswith("    ") else line for line in lines[1:])
+    body = LINK.sub(link, "\n".join(lines[1:]))  # (a link's words may run over two lines)
     if section and not re.search(r"<!--\s*gen\s+nav", text_in):
         nav = expander.nav(section, True)[0]
         body = nav + "\n" + body.rstrip("\n") + "\n\n" + nav
