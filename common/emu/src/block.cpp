@@ -58,6 +58,10 @@ void Block::run(Launch& launch, unsigned linear, BlockRecord& record) {
   trace_on_ = launch.settings.trace && linear < launch.settings.trace_max_blocks;
   rng_.seed(launch.settings.seed ^ (0x9E3779B97F4A7C15ull * (linear + 1ull)));
   spins_since_check_ = 0;
+  interleave_ = launch.interleave;
+  slot_ = worker_.slot;
+  stuck_mark_ = worker_.progress.load(std::memory_order_relaxed);
+  stuck_spins_ = 0;
   last_progress_ = launch.progress();
   last_progress_time_ = std::chrono::steady_clock::now();
 
@@ -359,6 +363,21 @@ void Block::memory_point(CudaThread& t, Where where) {
   yield(t);  // state stays runnable: the scheduler puts it at the end of the run queue
 }
 
+void Block::memory_changed(CudaThread& t) {
+  worker_.bump_progress();
+  if (interleave_ == nullptr) return;
+  bool go_on = true;
+  {
+    const RaceModeIgnore ignore = own_bookkeeping();
+    interleave_->changed(slot_);
+    go_on = interleave_->reschedule(slot_, worker_);  // another block may run now
+  }
+  if (!go_on) {
+    t.abandoned = true;  // the launch failed while this block waited: run no more kernel code
+    throw Abandoned{};
+  }
+}
+
 unsigned Block::active_mask(const CudaThread& t) const {
   const WarpState& w = warps_[t.linear / kWarpSize];
   return w.exists & ~w.exited;
@@ -443,11 +462,28 @@ SCANLAB_EMU_HOT void Block::on_memory_point(CudaThread& t) {
     return;
   }
   push(t.linear);
+  if (interleave_ != nullptr) check_stuck(t);
   // Reading the clock costs about as much as a switch: look only now and then.
   if (++spins_since_check_ >= 256) {
     spins_since_check_ = 0;
     check_watchdog();
   }
+}
+
+/// Resident blocks: once every thread in the run queue has passed a memory point without any progress
+/// of this block (a barrier, an exit, an atomic change), the block waits for another one: let the
+/// others run first.
+void Block::check_stuck(CudaThread& t) {
+  const std::uint64_t progress = worker_.progress.load(std::memory_order_relaxed);
+  if (progress != stuck_mark_) {
+    stuck_mark_ = progress;
+    stuck_spins_ = 0;
+    return;
+  }
+  if (++stuck_spins_ <= size_) return;
+  stuck_spins_ = 0;
+  interleave_->stuck(slot_, t.where);
+  interleave_->reschedule(slot_, worker_);  // if the launch failed meanwhile, next_thread() says so
 }
 
 /// Every thread that has not exited waits at the barrier (that is when it completes): close the

@@ -117,7 +117,7 @@ void threadfence(Where where) {
 }
 
 void memory_changed() {
-  if (impl::CudaThread* t = tls_thread) t->block->worker().bump_progress();
+  if (impl::CudaThread* t = tls_thread) t->block->memory_changed(*t);
 }
 
 void count_op() {

@@ -230,7 +230,11 @@ class Pool {
       if (index >= job_workers_) continue;
       Launch* launch = job_;
       lock.unlock();
-      current_worker().run_blocks(*launch);
+      if (launch->interleave != nullptr) {
+        current_worker().run_blocks_interleaved(*launch, index);
+      } else {
+        current_worker().run_blocks(*launch);
+      }
       lock.lock();
       if (--running_ == 0) done_.notify_all();
     }
