@@ -60,12 +60,14 @@ void Block::run(Launch& launch, unsigned linear, BlockRecord& record) {
   spins_since_check_ = 0;
   interleave_ = launch.interleave;
   slot_ = worker_.slot;
-  stuck_mark_ = worker_.progress.load(std::memory_order_relaxed);
+  stuck_mark_ = stuck_progress_ = 0;
   stuck_spins_ = 0;
   last_progress_ = launch.progress();
   last_progress_time_ = std::chrono::steady_clock::now();
 
-  worker_.poison_shared_memory(launch.dynamic_shared_bytes);
+  worker_.poison_shared_memory(launch.dynamic_shared_bytes, launch.settings.shared_poison);
+  dynamic_element_size = 0;
+  last_check_where_ = "the start of the block";
 #if defined(SCANLAB_EMU_TSAN)
   tsan_races_ = launch.settings.tsan_races;
   __tsan_release(&block_start_sync_);  // the poisoning above happens before the threads' accesses
@@ -81,6 +83,7 @@ void Block::run(Launch& launch, unsigned linear, BlockRecord& record) {
   __tsan_acquire(&block_end_sync_);  // and every access of the threads before what follows
 #endif
 
+  if (error_.empty() && live_ == 0) check_shared_guards("the end of the block");
   if (!error_.empty() || live_ > 0) {  // failed here, or abandoned because another block failed
     {
       const RaceModeIgnore ignore = own_bookkeeping();
@@ -365,6 +368,7 @@ void Block::memory_point(CudaThread& t, Where where) {
 
 void Block::memory_changed(CudaThread& t) {
   worker_.bump_progress();
+  ++stuck_progress_;
   if (interleave_ == nullptr) return;
   bool go_on = true;
   {
@@ -432,6 +436,7 @@ SCANLAB_EMU_HOT void Block::after_sync(CudaThread& t) {
 
 void Block::on_exit(CudaThread& t) {
   --live_;
+  ++stuck_progress_;
   t.spinning = false;
   worker_.bump_progress();
   const unsigned warp = t.linear / kWarpSize, bit = 1u << (t.linear % kWarpSize);
@@ -474,9 +479,8 @@ SCANLAB_EMU_HOT void Block::on_memory_point(CudaThread& t) {
 /// of this block (a barrier, an exit, an atomic change), the block waits for another one: let the
 /// others run first.
 void Block::check_stuck(CudaThread& t) {
-  const std::uint64_t progress = worker_.progress.load(std::memory_order_relaxed);
-  if (progress != stuck_mark_) {
-    stuck_mark_ = progress;
+  if (stuck_progress_ != stuck_mark_) {
+    stuck_mark_ = stuck_progress_;
     stuck_spins_ = 0;
     return;
   }
@@ -489,6 +493,7 @@ void Block::check_stuck(CudaThread& t) {
 /// Every thread that has not exited waits at the barrier (that is when it completes): close the
 /// barrier interval and put them all back in the run queue, in one pass over the threads.
 void Block::complete_barrier() {
+  check_shared_guards("__syncthreads() at " + where_text(barrier_where_));
   if (trace_on_) record_trace(where_text(barrier_where_));
   IntervalTally tally;
   int count = 0;               // of __syncthreads_count/and/or: threads whose predicate holds
@@ -525,6 +530,7 @@ void Block::complete_barrier() {
   }
   at_barrier_ = 0;
   ++barriers_done_;
+  ++stuck_progress_;
 #if defined(SCANLAB_EMU_TSAN)
   ++barrier_generation_;
 #endif

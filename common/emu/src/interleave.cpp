@@ -6,6 +6,8 @@
 // half-way through need two instances; each slot is an OS thread of the pool with its own. Only the
 // slot that holds the turn runs; a hand-over is a condition variable (a few microseconds), made only
 // at the points below, never at a barrier.
+#include <algorithm>
+
 #include "internal.hpp"
 
 namespace scanlab::emu::impl {
@@ -39,7 +41,17 @@ void Interleave::changed(unsigned s) {
   for (Slot& other : slots_) other.stuck = false;  // whoever waited may see it now
 }
 
-void Interleave::stuck(unsigned s, Where) { slots_[s].stuck = true; }
+namespace {
+std::mutex waits_mutex;
+std::vector<std::string> waits;  // see take_block_waits()
+}  // namespace
+
+void Interleave::stuck(unsigned s, Where where) {
+  slots_[s].stuck = true;
+  const std::string place = where_text(where);
+  std::lock_guard lock(waits_mutex);
+  if (std::find(waits.begin(), waits.end(), place) == waits.end() && waits.size() < 16) waits.push_back(place);
+}
 
 /// The schedule. Candidates: the slots with a block that is not stuck; if every block is stuck (they
 /// wait for each other, or for a write the emulator does not see as progress: a plain store), each
@@ -155,3 +167,14 @@ bool Worker::wait_turn_or_fail(Interleave& inter, unsigned my_slot) {
 }
 
 }  // namespace scanlab::emu::impl
+
+namespace scanlab::emu {
+
+std::vector<std::string> take_block_waits() {
+  std::lock_guard lock(impl::waits_mutex);
+  std::vector<std::string> out;
+  out.swap(impl::waits);
+  return out;
+}
+
+}  // namespace scanlab::emu

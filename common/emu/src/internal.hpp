@@ -408,6 +408,9 @@ class Block : public detail::BlockBuiltins {
                       detail::FormatFn format);
   unsigned active_mask(const CudaThread& t) const;
   Worker& worker() { return worker_; }
+#if defined(SCANLAB_EMU_TSAN)
+  bool race_mode() const { return tsan_races_; }
+#endif
   /// For the monitor: "kernel 'k', block 3, thread 17 (its last sync point: f.cuh:12)".
   std::string running_report(unsigned linear) const;
   /// For the SIGSEGV handler: writes the one-line report that thread `t` overflowed its fiber stack
@@ -415,6 +418,7 @@ class Block : public detail::BlockBuiltins {
   void write_overflow_report(const CudaThread& t) const noexcept;
 
   void* dynamic_shared = nullptr;
+  std::size_t dynamic_element_size = 0;  ///< sizeof(T) of the kernel's dynamic_shared<T>(), if called
 
  private:
   friend class Worker;
@@ -452,6 +456,10 @@ class Block : public detail::BlockBuiltins {
   void record_trace(const std::string& where);
   // messages
   void fail(const std::string& what);
+  /// Checks the guard zones around dynamic shared memory (at every barrier and at the block's end);
+  /// fails the block with a "memory error: ..." report if a write changed them. `now`: where.
+  bool check_shared_guards(const std::string& now);
+  std::string last_check_where_;  ///< where the guards were last seen intact
   std::string block_name() const;
   std::string thread_name(unsigned linear) const;
   /// thread_list(ids), but a lone thread of a multi-dimensional block named as thread_name() does.
@@ -499,7 +507,10 @@ class Block : public detail::BlockBuiltins {
   // resident blocks (Launch::interleave)
   Interleave* interleave_ = nullptr;
   unsigned slot_ = 0;
-  std::uint64_t stuck_mark_ = 0;  ///< the worker's progress when the spins below began
+  /// Barriers completed, threads exited, atomic changes of this block (not warp rendezvous: a warp
+  /// that spins with __all_sync completes one at every round)
+  std::uint64_t stuck_progress_ = 0;
+  std::uint64_t stuck_mark_ = 0;  ///< stuck_progress_ when the spins below began
   unsigned stuck_spins_ = 0;      ///< memory points since, without progress
   void check_stuck(CudaThread& t);
 
@@ -532,8 +543,12 @@ class Worker {
   bool wait_turn_or_fail(Interleave& inter, unsigned my_slot);
   /// Prepares the per-block memory of a launch: stacks, dynamic shared memory, the module's TLS.
   void prepare(const Launch& launch);
-  /// Fills __shared__ (the kernel module's TLS) and dynamic shared memory with the poison byte.
-  void poison_shared_memory(std::size_t dynamic_bytes);
+  /// Fills __shared__ (the kernel module's TLS) and dynamic shared memory with the poison byte, and
+  /// the guard zones around dynamic shared memory with kGuardByte.
+  void poison_shared_memory(std::size_t dynamic_bytes, unsigned char poison);
+  /// The first byte of the guard zones that is not kGuardByte any more, as an offset from the start
+  /// of dynamic shared memory (negative: before it); false if they are intact.
+  bool damaged_guard(std::size_t dynamic_bytes, std::ptrdiff_t& offset) const;
   void bump_progress() { progress.store(progress.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
   /// Release: the monitor, having read the heartbeat with acquire, may read what the worker wrote
   /// before it (the block, the running thread's last sync point) for its report.

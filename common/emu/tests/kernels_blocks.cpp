@@ -76,7 +76,46 @@ __global__ void lookback_kernel(LookbackBug bug, unsigned* counter, unsigned lon
   prefixes[tile] = exclusive;
 }
 
+std::atomic<int> g_overflow_barrier_line{0};
+
+/// Each thread copies its element into dynamic shared memory of `elements` ints at index
+/// threadIdx.x + offset (the student's off-by-one: offset 1 writes one past the end, -1 one before
+/// the start); a barrier; then writes it back out.
+__global__ void dynamic_overflow_kernel(int offset, int* out) {
+  int* s = scanlab::dynamic_shared<int>();
+  s[static_cast<int>(threadIdx.x) + offset] = static_cast<int>(threadIdx.x);
+  g_overflow_barrier_line.store(__LINE__ + 1, std::memory_order_relaxed);
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x];
+}
+
+/// Reads shared memory no thread wrote: the sum of a __shared__ array of which only half is written.
+__global__ void unwritten_shared_kernel(int* out) {
+  __shared__ int part[64];
+  if (threadIdx.x < 32) part[threadIdx.x] = 1;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int sum = 0;
+    for (int i = 0; i < 64; ++i) sum += part[i];
+    out[blockIdx.x] = sum;
+  }
+}
+
 }  // namespace
+
+void dynamic_shared_overflow(unsigned blocks, unsigned threads, int offset) {
+  std::vector<int> out(blocks * threads);
+  run("dynamic_overflow", {blocks, 1, 1}, {threads, 1, 1}, threads * sizeof(int),
+      [&] { dynamic_overflow_kernel(offset, out.data()); });
+}
+
+int dynamic_overflow_barrier_line() { return g_overflow_barrier_line.load(std::memory_order_relaxed); }
+
+std::vector<int> unwritten_shared(unsigned blocks) {
+  std::vector<int> out(blocks, kPoisonInt);
+  run("unwritten_shared", {blocks, 1, 1}, {64, 1, 1}, 0, [&] { unwritten_shared_kernel(out.data()); });
+  return out;
+}
 
 std::vector<int> chain(unsigned blocks, unsigned threads, ChainBug bug) {
   unsigned counter = 0;

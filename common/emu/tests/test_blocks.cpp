@@ -7,6 +7,7 @@ namespace emu_test {
 namespace {
 
 using namespace scanlab::emu;
+using ::testing::HasSubstr;
 
 constexpr unsigned kBlocks = 9;
 
@@ -96,6 +97,33 @@ TEST_F(Emu, RandomScheduleCatchesReadBeforeFlagSometimes) {
 TEST_F(Emu, AdversarialScheduleRunsTheYoungestResidentBlockFirst) {
   settings().resident_blocks = 4;
   EXPECT_EQ(block_start_order(10), (std::vector<unsigned>{3, 2, 1, 0, 4, 5, 6, 7, 8, 9}));
+}
+
+// Memory errors: a write one element past the end (or before the start) of dynamic shared memory
+// changes its guard zone; the barrier after it reports the block, the array and the element.
+TEST_F(Emu, WritePastDynamicSharedMemoryIsAMemoryError) {
+  const std::string e = error_of([] { dynamic_shared_overflow(3, 64, 1); });
+  EXPECT_THAT(e, ::testing::StartsWith("memory error: kernel 'dynamic_overflow', block "));
+  EXPECT_THAT(e, HasSubstr("wrote past the end of its dynamic shared memory, a 64-element array of 4-byte "
+                           "elements (element 64, which starts 0 bytes after its end), between the start of the block and "
+                           "__syncthreads() at " + at("kernels_blocks.cpp", dynamic_overflow_barrier_line())));
+  EXPECT_THAT(e, HasSubstr("threads 0-63"));
+  const std::string before = error_of([] { dynamic_shared_overflow(1, 32, -1); });
+  EXPECT_THAT(before, HasSubstr("memory error: kernel 'dynamic_overflow', block 0 wrote before the start of its "
+                                "dynamic shared memory, a 32-element array of 4-byte elements (element -1, which starts 4 "
+                                "bytes before it)"));
+  // Right indices: no report, and the emulator is usable again.
+  EXPECT_NO_THROW(dynamic_shared_overflow(3, 64, 0));
+}
+
+// Shared memory no thread wrote holds the poison bytes (settings().shared_poison): a sum over it
+// changes with them, which is how the grading tests see such a read.
+TEST_F(Emu, UnwrittenSharedMemoryChangesWithThePoison) {
+  const int with_cd = unwritten_shared(2)[0];
+  settings().shared_poison = 0x7F;
+  const int with_7f = unwritten_shared(2)[0];
+  EXPECT_NE(with_cd, 32);
+  EXPECT_NE(with_cd, with_7f);
 }
 
 }  // namespace

@@ -163,4 +163,11 @@ enum class LookbackBug {
 };
 SCANLAB_TEST_API std::vector<int> lookback(unsigned blocks, unsigned threads, LookbackBug bug);
 
+/// Dynamic shared memory of `threads` ints; thread t writes element t + offset (1: the last thread
+/// writes one past the end; -1: thread 0 writes one before the start), then a barrier.
+SCANLAB_TEST_API void dynamic_shared_overflow(unsigned blocks, unsigned threads, int offset);
+SCANLAB_TEST_API int dynamic_overflow_barrier_line();
+/// Per block, the sum of a 64-int __shared__ array of which only the first 32 elements were written.
+SCANLAB_TEST_API std::vector<int> unwritten_shared(unsigned blocks);
+
 }  // namespace emu_test

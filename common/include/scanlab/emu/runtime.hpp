@@ -68,6 +68,9 @@ struct Settings {
   /// ThreadSanitizer builds only: run fibers unordered and make every barrier and warp rendezvous a
   /// release/acquire, so TSan reports races on shared and global memory (env SCANLAB_EMU_TSAN_RACES=1).
   bool tsan_races = false;
+  /// The byte unwritten shared memory holds at block start (the grading tests run once more with
+  /// another, to see whether a result depends on shared memory no thread wrote).
+  unsigned char shared_poison = kPoisonByte;
 };
 
 /// The current settings (mutable). Not thread-safe: change them between launches only.
@@ -89,6 +92,16 @@ class LaunchError : public std::runtime_error {
 /// throws LaunchError.
 void launch(const char* kernel_name, Extent3 grid, Extent3 block, std::size_t dynamic_shared_bytes,
             const void* module_anchor, const std::function<void()>& thread_body);
+
+/// Where blocks of the launches since the last call waited for other blocks (a spin at an atomic:
+/// "single_pass_scan.cuh:98"), each place once, in the order first seen; clears them.
+std::vector<std::string> take_block_waits();
+
+/// What the guard zones around a block's dynamic shared memory hold: a write past either end changes
+/// them, and the emulator reports it at the next barrier or at the block's end ("memory error: ...").
+inline constexpr unsigned char kGuardByte = 0xFD;
+/// Bytes of guard zone before and after dynamic shared memory.
+inline constexpr std::size_t kSharedGuardBytes = 256;
 
 /// The stats of every launch since the last call (or since the program started), oldest first;
 /// clears them.
