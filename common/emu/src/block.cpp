@@ -105,6 +105,7 @@ void Block::start_threads() {
     t.linear = i;
     t.state = State::runnable;
     t.spinning = t.parked = t.abandoned = false;
+    t.last_memory_point = Where{};
     t.ops = 0;
     t.where = Where{};
     t.block = this;
@@ -361,6 +362,10 @@ void Block::warp_op(CudaThread& t, const WarpCall& call, Where where) {
 
 void Block::memory_point(CudaThread& t, Where where) {
   const RaceModeIgnore ignore = own_bookkeeping();
+  // The same place as its last memory point: a spin (see check_stuck; warp operations in between,
+  // as in a look-back that waits with __all_sync, do not matter).
+  t.spun = same_place(t.last_memory_point, where);
+  t.last_memory_point = where;
   t.where = where;
   t.spinning = true;
   yield(t);  // state stays runnable: the scheduler puts it at the end of the run queue
@@ -484,7 +489,7 @@ void Block::check_stuck(CudaThread& t) {
     stuck_spins_ = 0;
     return;
   }
-  if (++stuck_spins_ <= size_) return;
+  if (!t.spun || ++stuck_spins_ <= size_) return;  // a fence before an atomic is not a spin
   stuck_spins_ = 0;
   interleave_->stuck(slot_, t.where);
   interleave_->reschedule(slot_, worker_);  // if the launch failed meanwhile, next_thread() says so

@@ -92,7 +92,7 @@ bool Block::check_shared_guards(const std::string& now) {
   }
   error_ = "memory error: kernel '" + std::string(launch_->kernel) + "', " + block_name() + " wrote " + what +
            ", between " + last_check_where_ + " and " + now + " (by one of the threads that ran in between: " +
-           (suspects.empty() ? std::string("those that have exited since") : threads_text(suspects) + " or one that exited since") +
+           (suspects.empty() ? std::string("any of the block's threads") : threads_text(suspects) + " or one that exited since") +
            "); an index past the size the launch gives, or a launch with too little shared memory?";
   return false;
 }

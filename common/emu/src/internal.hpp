@@ -234,6 +234,7 @@ struct alignas(64) CudaThread {
   bool parked = false;     ///< a spinner set aside because the block is already known to be stuck
   bool abandoned = false;  ///< the block failed: on its next resume the thread unwinds and ends
   bool retiring = false;   ///< on its next resume the fiber ends (Block::retire_threads)
+  bool spun = false;       ///< its memory point is at the same place as its previous one
   BarrierKind barrier_kind = BarrierKind::plain;
   int predicate = 0;       ///< of __syncthreads_count/and/or
   int barrier_result = 0;
@@ -244,6 +245,7 @@ struct alignas(64) CudaThread {
   ctx::fiber fiber;
   Block* block = nullptr;
   WarpCall warp{};
+  Where last_memory_point{};  ///< of resident blocks' stuck check (Block::check_stuck)
 #if defined(SCANLAB_EMU_ASAN)
   void* asan_fake_stack = nullptr;
   const void* stack_bottom = nullptr;
