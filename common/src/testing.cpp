@@ -76,7 +76,7 @@ std::string check_sizes(const Algorithm& algorithm, DType type, OpKind op, ScanK
       // classifies failures by it).
       const std::string what = e.what(), tag = "memory error: ";
       if (what.rfind(tag, 0) == 0) {
-        return tag + algorithm.name + " at n = " + std::to_string(n) + ": " + what.substr(tag.size());
+        return tag + std::string(algorithm.name) + " at n = " + std::to_string(n) + ": " + what.substr(tag.size());
       }
       return std::string(algorithm.name) + " at n = " + std::to_string(n) + ": " + what;
     }
