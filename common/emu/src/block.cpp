@@ -236,7 +236,10 @@ ctx::fiber Block::thread_main(CudaThread& t, ctx::fiber&& previous) {
 #if defined(SCANLAB_EMU_TSAN)
   // Race mode: this fiber's last accesses, and the scheduler's first ones in arrived() (counted on
   // this fiber until it tells TSan of the switch), are the emulator's: ignored until arrived() ends
-  // the ignoring (not a RaceModeIgnore, which would end it as this function returns).
+  // the ignoring (not a RaceModeIgnore, which would end it as this function returns). The acquire:
+  // the scheduler set tsan_races_ for its last block after this fiber last acquired it (a retired
+  // fiber leaves its loop without starting a block).
+  __tsan_acquire(&block_start_sync_);
   if (tsan_races_) __tsan_ignore_thread_begin();
   __tsan_release(&block_end_sync_);  // what it did, before the scheduler frees or reuses its record
   // TSan counts function entries and exits per fiber. This fiber's last frames (this function and

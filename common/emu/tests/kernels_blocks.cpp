@@ -12,6 +12,12 @@ namespace {
 
 std::atomic<int> g_chain_read_line{0}, g_chain_wait_line{0};  // (atomic: see g_traced_barrier_line)
 
+/// The buggy chain's early read of its predecessor's total (its line is known without a launch).
+constexpr int kChainReadLine = __LINE__ + 2;
+__device__ int read_total_early(const int* running, unsigned bid) {
+  return *const_cast<const volatile int*>(&running[bid]);
+}
+
 /// Sec. 11.7's adjacent synchronisation with a dynamic block index: block `bid` (from the counter)
 /// takes the running total of blocks 0..bid-1 from running[bid] once flags[bid] is set, and publishes
 /// running[bid + 1] = total + its own value (bid + 1), behind a fence, then sets flags[bid + 1].
@@ -33,8 +39,8 @@ __global__ void chain_kernel(ChainBug bug, unsigned* counter, unsigned* flags, i
         carry = *const_cast<volatile int*>(&running[bid]);
       } else {
         // The student's bug: the predecessor's total is read before its flag is waited for.
-        g_chain_read_line.store(__LINE__ + 1, std::memory_order_relaxed);
-        carry = *const_cast<volatile int*>(&running[bid]);
+        g_chain_read_line.store(kChainReadLine, std::memory_order_relaxed);
+        carry = read_total_early(running, bid);
         g_chain_wait_line.store(__LINE__ + 1, std::memory_order_relaxed);
         while (atomicAdd(&flags[bid], 0u) == 0u) {
         }
@@ -127,6 +133,7 @@ std::vector<int> chain(unsigned blocks, unsigned threads, ChainBug bug) {
 }
 
 int chain_read_line() { return g_chain_read_line.load(std::memory_order_relaxed); }
+int chain_read_line_in_source() { return kChainReadLine; }
 int chain_wait_line() { return g_chain_wait_line.load(std::memory_order_relaxed); }
 
 std::vector<int> lookback(unsigned blocks, unsigned threads, LookbackBug bug) {

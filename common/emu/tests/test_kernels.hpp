@@ -155,6 +155,7 @@ enum class ChainBug {
 SCANLAB_TEST_API std::vector<int> chain(unsigned blocks, unsigned threads, ChainBug bug);
 /// Where the buggy chain reads the total, and where it waits (lines of kernels_blocks.cpp).
 SCANLAB_TEST_API int chain_read_line();
+SCANLAB_TEST_API int chain_read_line_in_source();
 SCANLAB_TEST_API int chain_wait_line();
 /// Sec. 11.8's look-back (prefixes[t] = the exclusive prefix tile t found; tile t's value is t + 1).
 enum class LookbackBug {

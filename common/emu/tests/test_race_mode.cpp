@@ -75,8 +75,8 @@ TEST(EmuDeathTest, RaceModeReportsAReadBeforeTheFlag) {
   SCANLAB_SKIP_WITHOUT_TSAN();
 #if defined(__SANITIZE_THREAD__)
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  chain(2, 32, ChainBug::read_before_flag);  // (no race mode: learns the line of the read)
-  const std::string read = "kernels_blocks.cpp:" + std::to_string(chain_read_line());
+  // The read's line: the one after the line the kernel records (kernels_blocks.cpp, chain_kernel).
+  const std::string read = "kernels_blocks.cpp:" + std::to_string(chain_read_line_in_source());
   const auto racy = [] {
     settings().tsan_races = true;
     settings().resident_blocks = 4;
