@@ -96,12 +96,14 @@ void Interleave::hand_over(unsigned next) {
 
 bool Interleave::wait_turn(unsigned s, Worker& w) {
   w.busy.store(false, std::memory_order_relaxed);  // not stuck in kernel code: the monitor looks away
+  bool released = false;
   {
     std::unique_lock lock(mutex_);
     wake_.wait(lock, [&] { return turn_ == s || released_; });
+    released = released_;
   }
   w.busy.store(true, std::memory_order_relaxed);
-  return !released_;
+  return !released;
 }
 
 bool Interleave::reschedule(unsigned s, Worker& w) {
