@@ -94,6 +94,11 @@ void launch(const char* kernel_name, Extent3 grid, Extent3 block, std::size_t dy
   run.module_anchor = module_anchor;
   run.body = &thread_body;
   run.settings = settings();
+#if defined(SCANLAB_EMU_TSAN)
+  // Race mode slows every access and switch by an order of magnitude (unordered fibers, thousands of
+  // TSan threads): a kernel that makes progress must not look stuck (seen with the 2 s of 11.7's tests).
+  if (run.settings.tsan_races) run.settings.watchdog_seconds *= 10;
+#endif
   run.sequence = block_sequence(run.settings, grid.count());
   run.records.resize(run.sequence.size());
   if (run.settings.block_order == Order::random || run.settings.thread_order == Order::random) {
