@@ -494,6 +494,8 @@ void Block::check_stuck(CudaThread& t) {
   }
   if (!t.spun || ++stuck_spins_ <= size_) return;  // a fence before an atomic is not a spin
   stuck_spins_ = 0;
+  check_watchdog();  // blocks that all wait hand the turn round: look at the clock at every round
+  if (!error_.empty()) return;  // the watchdog failed the launch: next_thread() ends the block
   interleave_->stuck(slot_, t.where);
   interleave_->reschedule(slot_, worker_);  // if the launch failed meanwhile, next_thread() says so
 }

@@ -587,6 +587,7 @@ class Worker {
   /// A thread's fiber ended without telling TSan that the stack changed: the context it switched
   /// to tells it on arrival (see Block::thread_main).
   bool tsan_switch_on_arrival = false;
+  bool last_race_mode_ = false;  ///< of the last launch prepared (see prepare())
 #endif
 
  private:

@@ -131,11 +131,23 @@ void Worker::prepare(const Launch& launch) {
   // The blocks' fibers live on the pooled stacks from block to block and launch to launch: stacks
   // of another size end them first.
   if (!stacks.holds(launch.settings.stack_bytes)) block.retire_threads();
+#if defined(SCANLAB_EMU_TSAN)
+  // A fiber waiting for its next block keeps the TSan ignore state of the launch it last ran in
+  // (RaceModeIgnore); one made in the other mode would have the emulator's switching reported as a
+  // race. Make them again when race mode changes (the pool's workers serve every launch).
+  if (launch.settings.tsan_races != last_race_mode_) block.retire_threads();
+  last_race_mode_ = launch.settings.tsan_races;
+#endif
   stacks.reserve(launch.block.count(), launch.settings.stack_bytes);
   // Race mode (TSan) with resident blocks: the monitor reported a worker as stuck that was not (not
   // understood yet; see README), so there only the cooperative watchdog runs.
-  watchdog_seconds.store(launch.settings.tsan_races ? 0.0 : launch.settings.watchdog_seconds,
-                         std::memory_order_relaxed);
+  double monitor_seconds = launch.settings.tsan_races ? 0.0 : launch.settings.watchdog_seconds;
+#if defined(SCANLAB_EMU_TSAN)
+  // Under TSan (not race mode) it fired once too, in Emu.BlocksThatWaitForEachOtherAreRightUnder...
+  // (10 s), on a loaded machine: TSan stalls threads; give it ten times the time.
+  monitor_seconds *= 10;
+#endif
+  watchdog_seconds.store(monitor_seconds, std::memory_order_relaxed);
   // The kernel module's TLS: where its __shared__ variables live, for this OS thread.
   tls_ = TlsSpan{};
   bool cached = false;
