@@ -143,9 +143,10 @@ void Worker::prepare(const Launch& launch) {
   // understood yet; see README), so there only the cooperative watchdog runs.
   double monitor_seconds = launch.settings.tsan_races ? 0.0 : launch.settings.watchdog_seconds;
 #if defined(SCANLAB_EMU_TSAN)
-  // Under TSan (not race mode) it fired once too, in Emu.BlocksThatWaitForEachOtherAreRightUnder...
-  // (10 s), on a loaded machine: TSan stalls threads; give it ten times the time.
-  monitor_seconds *= 10;
+  // Under TSan it fired falsely with resident blocks in every mode (in
+  // Emu.BlocksThatWaitForEachOtherAreRightUnderEverySchedule, long before its time; not understood
+  // yet, never seen without TSan): off there.
+  if (launch.interleave != nullptr) monitor_seconds = 0;
 #endif
   watchdog_seconds.store(monitor_seconds, std::memory_order_relaxed);
   // The kernel module's TLS: where its __shared__ variables live, for this OS thread.
