@@ -142,11 +142,7 @@ void Worker::prepare(const Launch& launch) {
   last_race_mode_ = launch.settings.tsan_races;
 #endif
   stacks.reserve(launch.block.count(), launch.settings.stack_bytes);
-  double monitor_seconds = launch.settings.watchdog_seconds;
-#if defined(SCANLAB_EMU_TSAN)
-  if (launch.settings.tsan_races) monitor_seconds *= 10;  // see launch(): race mode is slow
-#endif
-  watchdog_seconds.store(monitor_seconds, std::memory_order_relaxed);
+  watchdog_seconds.store(launch.settings.watchdog_seconds, std::memory_order_relaxed);
   // The kernel module's TLS: where its __shared__ variables live, for this OS thread.
   tls_ = TlsSpan{};
   bool cached = false;

@@ -141,7 +141,7 @@ TEST(EmuDeathTest, VolatileSpinStopsTheProcess) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   settings().watchdog_seconds = 0.5;
   const unsigned resident = settings().resident_blocks;
-  settings().resident_blocks = 1;  // (under TSan the monitor is off with resident blocks: see README)
+  settings().resident_blocks = 1;  // one block at a time: block 0 spins
   EXPECT_EXIT(volatile_spin(), ::testing::ExitedWithCode(kWatchdogExitCode),
               "scanlab emu: watchdog: kernel 'volatile_spin', block 0, thread 0 has run for .* s without "
               "reaching a barrier");
