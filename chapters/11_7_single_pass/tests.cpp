@@ -157,7 +157,9 @@ TEST(Section11_7, AnyBlockOrderWithTheCounter) {
 // cpu backend's table.)
 TEST(Section11_7, BlockIndexFromBlockIdxDeadlocksOutOfOrder) {
   const Algorithm& a = algorithm(table(), "single_pass_static_index");
-  const std::size_t n = 3 * 4096;
+  // More blocks than the emulator keeps resident at once (settings().resident_blocks, 4): in reverse
+  // order the resident ones all wait for a block that cannot start.
+  const std::size_t n = 8 * 4096;
   EXPECT_EQ(grading::check_sizes(a, DType::int32, OpKind::add, ScanKind::inclusive, {n}), "")
       << "in index order the static index works; see " << SCANLAB_SOURCE_HINT;
   const BlockOrder scope(emu::Order::reverse);

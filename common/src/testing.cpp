@@ -12,6 +12,10 @@
 #include "scanlab/program.hpp"
 #include "scanlab/verify.hpp"
 
+#if defined(SCANLAB_WITH_EMULATOR)
+#include "scanlab/emu/runtime.hpp"
+#endif
+
 namespace scanlab::grading {
 
 std::vector<std::size_t> grading_sizes(std::size_t max_n, std::size_t large, std::uint64_t seed) {
@@ -68,7 +72,13 @@ std::string check_sizes(const Algorithm& algorithm, DType type, OpKind op, ScanK
       algorithm.run(request);
     } catch (const Error& e) {
       if (ran) *ran = false;
-      return std::string(algorithm.name) + " at n = " + std::to_string(n) + ": " + e.what();
+      // A memory error's line starts with "memory error:" wherever it is reported (the grade report
+      // classifies failures by it).
+      const std::string what = e.what(), tag = "memory error: ";
+      if (what.rfind(tag, 0) == 0) {
+        return tag + std::string(algorithm.name) + " at n = " + std::to_string(n) + ": " + what.substr(tag.size());
+      }
+      return std::string(algorithm.name) + " at n = " + std::to_string(n) + ": " + what;
     }
     const VerifyResult v = verify_scan(problem, input.data(), output.data());
     if (!v.passed) return std::string(algorithm.name) + ": " + v.message;
@@ -80,9 +90,68 @@ std::string race_check(const Algorithm& algorithm, DType type, OpKind op, ScanKi
                        std::uint64_t seed) {
   const HostArray input = make_input(type, op, n, seed);
   HostArray output(type, n);
+#if defined(SCANLAB_WITH_EMULATOR)
+  // Threads of a block only: with several resident blocks, which tiles of a decoupled look-back have
+  // published their prefix depends on the schedule, and so does the rounding of a float sum. Races
+  // between blocks are the block schedules' business (see schedule_check).
+  const emu::Settings saved = emu::settings();
+  emu::settings().resident_blocks = 1;
+#endif
   const std::string verdict =
       compare_thread_orders(algorithm, RunRequest{{type, op, kind, n, false}, input.data(), output.data()}, seed);
+#if defined(SCANLAB_WITH_EMULATOR)
+  emu::settings() = saved;
+#endif
   return verdict.empty() ? "" : std::string(algorithm.name) + " at n = " + std::to_string(n) + ": " + verdict;
+}
+
+std::string schedule_check([[maybe_unused]] const Algorithm& algorithm, [[maybe_unused]] DType type,
+                           [[maybe_unused]] OpKind op, [[maybe_unused]] ScanKind kind,
+                           [[maybe_unused]] std::size_t n) {
+#if defined(SCANLAB_WITH_EMULATOR)
+  const emu::Settings saved = emu::settings();
+  std::string verdict;
+  // Two seeds of the random block schedule (the default schedule, adversarial, ran already).
+  for (std::uint64_t seed : {11u, 12u}) {
+    emu::settings().block_schedule = emu::Schedule::random;
+    emu::settings().seed = seed;
+    verdict = check_sizes(algorithm, type, op, kind, {n}, false, 1);
+    if (!verdict.empty()) {
+      verdict = "with resident blocks run on the random schedule (SCANLAB_EMU_BLOCK_SCHEDULE=random "
+                "SCANLAB_EMU_SEED=" + std::to_string(seed) + "): " + verdict;
+      break;
+    }
+  }
+  emu::settings() = saved;
+  if (!verdict.empty()) return verdict;
+  // Unwritten shared memory holding other bytes: a result that changes reads shared memory no
+  // thread wrote (0x7F bytes are huge for every type, where the usual 0xCD bytes are tiny floats).
+  emu::settings().shared_poison = 0x7F;
+  verdict = check_sizes(algorithm, type, op, kind, {n}, false, 1);
+  emu::settings() = saved;
+  if (!verdict.empty()) {
+    verdict = "with unwritten shared memory filled with 0x7F bytes instead of 0xCD the result is wrong, so "
+              "the kernel reads shared memory that no thread wrote (an element past what it loaded, or "
+              "before a barrier): " + verdict;
+  }
+  return verdict;
+#else
+  return "";
+#endif
+}
+
+std::string blocks_hint([[maybe_unused]] const std::string& failure) {
+#if defined(SCANLAB_WITH_EMULATOR)
+  const std::vector<std::string> waits = emu::take_block_waits();
+  if (failure.empty() || waits.empty() || failure.find("watchdog") != std::string::npos) return "";
+  std::string places;
+  for (const std::string& w : waits) places += (places.empty() ? "" : ", ") + w;
+  return "(blocks of this kernel waited for other blocks at " + places +
+         ": a block must read what another block wrote only after that wait sees the other block's "
+         "flag; the emulator runs the waiting blocks first, so a read before the wait sees old data)\n";
+#else
+  return "";
+#endif
 }
 
 namespace {
@@ -96,9 +165,10 @@ class GradingTest : public ::testing::Test {
   void TestBody() override {
     SCANLAB_SKIP_IF_UNAVAILABLE(table_);
     const auto sizes = grading_sizes(algorithm_.max_n, options_.large);
+    blocks_hint("");  // forget the waits of earlier tests
     bool ran = true;
     const std::string failure = check_sizes(algorithm_, type_, op_, kind_, sizes, false, 1, &ran);
-    EXPECT_EQ(failure, "") << "see " << options_.source_hint;
+    EXPECT_EQ(failure, "") << blocks_hint(failure) << "see " << options_.source_hint;
     if (failure.empty() && op_ == OpKind::add && kind_ == ScanKind::inclusive) {
       // In place (output aliasing input), once per type, at sizes the algorithm accepts (sizes.back()
       // is the largest: the section's size, or `large` for algorithms that scan any n).
@@ -115,6 +185,9 @@ class GradingTest : public ::testing::Test {
     // after an error (a deadlock, the watchdog): running it again would say nothing new, slowly.
     if (ran && table_.backend == Backend::cpu && options_.race_check) {
       EXPECT_EQ(race_check(algorithm_, type_, op_, kind_, sizes.back()), "") << "see " << options_.source_hint;
+    }
+    if (failure.empty() && table_.backend == Backend::cpu) {
+      EXPECT_EQ(schedule_check(algorithm_, type_, op_, kind_, sizes.back()), "") << "see " << options_.source_hint;
     }
 #endif
   }

@@ -512,3 +512,31 @@ TEST(Report, StepsUnlimitedTakesLongestBlockPerLaunch) {
 }
 
 }  // namespace
+
+// The cpu backend's device buffers lie between guard zones; a write past either end is reported
+// after the launch as one "memory error:" line naming the kernel, the array and the element.
+TEST(Memory, GuardZonesReportAWritePastAnAllocation) {
+  auto* a = static_cast<int*>(scanlab::guarded_alloc(10, sizeof(int)));
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a) % 256, 0u);
+  for (int i = 0; i < 10; ++i) a[i] = i;
+  EXPECT_NO_THROW(scanlab::check_device_guards("fine"));
+  a[10] = 1;  // one past the end
+  try {
+    scanlab::check_device_guards("k");
+    ADD_FAILURE() << "no memory error";
+  } catch (const scanlab::Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("memory error: kernel 'k' wrote past the end of a 10-element array of "
+                                          "4-byte elements (element 10 = N+0)", 0), 0u) << e.what();
+  }
+  EXPECT_NO_THROW(scanlab::check_device_guards("k"));  // reported once: the zones are filled again
+  a[-2] = 1;  // before the start
+  try {
+    scanlab::check_device_guards("k");
+    ADD_FAILURE() << "no memory error";
+  } catch (const scanlab::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("wrote before the start of a 10-element array of 4-byte elements "
+                                         "(element -2)"), std::string::npos) << e.what();
+  }
+  scanlab::guarded_free(a);
+}

@@ -58,10 +58,16 @@ void Block::run(Launch& launch, unsigned linear, BlockRecord& record) {
   trace_on_ = launch.settings.trace && linear < launch.settings.trace_max_blocks;
   rng_.seed(launch.settings.seed ^ (0x9E3779B97F4A7C15ull * (linear + 1ull)));
   spins_since_check_ = 0;
+  interleave_ = launch.interleave;
+  slot_ = worker_.slot;
+  stuck_mark_ = stuck_progress_ = 0;
+  stuck_spins_ = 0;
   last_progress_ = launch.progress();
   last_progress_time_ = std::chrono::steady_clock::now();
 
-  worker_.poison_shared_memory(launch.dynamic_shared_bytes);
+  worker_.poison_shared_memory(launch.dynamic_shared_bytes, launch.settings.shared_poison);
+  dynamic_element_size = 0;
+  last_check_where_ = "the start of the block";
 #if defined(SCANLAB_EMU_TSAN)
   tsan_races_ = launch.settings.tsan_races;
   __tsan_release(&block_start_sync_);  // the poisoning above happens before the threads' accesses
@@ -77,6 +83,7 @@ void Block::run(Launch& launch, unsigned linear, BlockRecord& record) {
   __tsan_acquire(&block_end_sync_);  // and every access of the threads before what follows
 #endif
 
+  if (error_.empty() && live_ == 0) check_shared_guards("the end of the block");
   if (!error_.empty() || live_ > 0) {  // failed here, or abandoned because another block failed
     {
       const RaceModeIgnore ignore = own_bookkeeping();
@@ -98,6 +105,7 @@ void Block::start_threads() {
     t.linear = i;
     t.state = State::runnable;
     t.spinning = t.parked = t.abandoned = false;
+    t.last_memory_point = Where{};
     t.ops = 0;
     t.where = Where{};
     t.block = this;
@@ -228,7 +236,10 @@ ctx::fiber Block::thread_main(CudaThread& t, ctx::fiber&& previous) {
 #if defined(SCANLAB_EMU_TSAN)
   // Race mode: this fiber's last accesses, and the scheduler's first ones in arrived() (counted on
   // this fiber until it tells TSan of the switch), are the emulator's: ignored until arrived() ends
-  // the ignoring (not a RaceModeIgnore, which would end it as this function returns).
+  // the ignoring (not a RaceModeIgnore, which would end it as this function returns). The acquire:
+  // the scheduler set tsan_races_ for its last block after this fiber last acquired it (a retired
+  // fiber leaves its loop without starting a block).
+  __tsan_acquire(&block_start_sync_);
   if (tsan_races_) __tsan_ignore_thread_begin();
   __tsan_release(&block_end_sync_);  // what it did, before the scheduler frees or reuses its record
   // TSan counts function entries and exits per fiber. This fiber's last frames (this function and
@@ -354,9 +365,29 @@ void Block::warp_op(CudaThread& t, const WarpCall& call, Where where) {
 
 void Block::memory_point(CudaThread& t, Where where) {
   const RaceModeIgnore ignore = own_bookkeeping();
+  // The same place as its last memory point: a spin (see check_stuck; warp operations in between,
+  // as in a look-back that waits with __all_sync, do not matter).
+  t.spun = same_place(t.last_memory_point, where);
+  t.last_memory_point = where;
   t.where = where;
   t.spinning = true;
   yield(t);  // state stays runnable: the scheduler puts it at the end of the run queue
+}
+
+void Block::memory_changed(CudaThread& t) {
+  worker_.bump_progress();
+  ++stuck_progress_;
+  if (interleave_ == nullptr) return;
+  bool go_on = true;
+  {
+    const RaceModeIgnore ignore = own_bookkeeping();
+    interleave_->changed(slot_);
+    go_on = interleave_->reschedule(slot_, worker_);  // another block may run now
+  }
+  if (!go_on) {
+    t.abandoned = true;  // the launch failed while this block waited: run no more kernel code
+    throw Abandoned{};
+  }
 }
 
 unsigned Block::active_mask(const CudaThread& t) const {
@@ -413,6 +444,7 @@ SCANLAB_EMU_HOT void Block::after_sync(CudaThread& t) {
 
 void Block::on_exit(CudaThread& t) {
   --live_;
+  ++stuck_progress_;
   t.spinning = false;
   worker_.bump_progress();
   const unsigned warp = t.linear / kWarpSize, bit = 1u << (t.linear % kWarpSize);
@@ -443,6 +475,7 @@ SCANLAB_EMU_HOT void Block::on_memory_point(CudaThread& t) {
     return;
   }
   push(t.linear);
+  if (interleave_ != nullptr) check_stuck(t);
   // Reading the clock costs about as much as a switch: look only now and then.
   if (++spins_since_check_ >= 256) {
     spins_since_check_ = 0;
@@ -450,9 +483,27 @@ SCANLAB_EMU_HOT void Block::on_memory_point(CudaThread& t) {
   }
 }
 
+/// Resident blocks: once every thread in the run queue has passed a memory point without any progress
+/// of this block (a barrier, an exit, an atomic change), the block waits for another one: let the
+/// others run first.
+void Block::check_stuck(CudaThread& t) {
+  if (stuck_progress_ != stuck_mark_) {
+    stuck_mark_ = stuck_progress_;
+    stuck_spins_ = 0;
+    return;
+  }
+  if (!t.spun || ++stuck_spins_ <= size_) return;  // a fence before an atomic is not a spin
+  stuck_spins_ = 0;
+  check_watchdog();  // blocks that all wait hand the turn round: look at the clock at every round
+  if (!error_.empty()) return;  // the watchdog failed the launch: next_thread() ends the block
+  interleave_->stuck(slot_, t.where);
+  interleave_->reschedule(slot_, worker_);  // if the launch failed meanwhile, next_thread() says so
+}
+
 /// Every thread that has not exited waits at the barrier (that is when it completes): close the
 /// barrier interval and put them all back in the run queue, in one pass over the threads.
 void Block::complete_barrier() {
+  check_shared_guards("__syncthreads() at " + where_text(barrier_where_));
   if (trace_on_) record_trace(where_text(barrier_where_));
   IntervalTally tally;
   int count = 0;               // of __syncthreads_count/and/or: threads whose predicate holds
@@ -489,6 +540,7 @@ void Block::complete_barrier() {
   }
   at_barrier_ = 0;
   ++barriers_done_;
+  ++stuck_progress_;
 #if defined(SCANLAB_EMU_TSAN)
   ++barrier_generation_;
 #endif

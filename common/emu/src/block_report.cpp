@@ -58,6 +58,45 @@ void Block::fail(const std::string& what) {
   if (error_.empty()) error_ = "kernel '" + std::string(launch_->kernel) + "', " + block_name() + ": " + what;
 }
 
+bool Block::check_shared_guards(const std::string& now) {
+  if (!error_.empty()) return false;
+  std::ptrdiff_t offset = 0;
+  const std::size_t bytes = launch_->dynamic_shared_bytes;
+  if (!worker_.damaged_guard(bytes, offset)) {
+    last_check_where_ = now;
+    return true;
+  }
+  // One line, starting with "memory error:", so that reports can classify it.
+  const std::size_t size = dynamic_element_size;
+  std::string what;
+  const bool after = offset >= 0;
+  const std::ptrdiff_t beyond = after ? offset - static_cast<std::ptrdiff_t>(bytes) : -offset;  // bytes off
+  if (size != 0) {
+    const std::size_t n = bytes / size;
+    const std::ptrdiff_t element = offset >= 0 ? offset / static_cast<std::ptrdiff_t>(size)
+                                               : -((-offset + static_cast<std::ptrdiff_t>(size) - 1) /
+                                                   static_cast<std::ptrdiff_t>(size));
+    what = std::string(after ? "past the end" : "before the start") + " of its dynamic shared memory, a " +
+           std::to_string(n) + "-element array of " + std::to_string(size) + "-byte elements (element " +
+           std::to_string(element) + ", which starts " +
+           std::to_string(after ? element * static_cast<std::ptrdiff_t>(size) - static_cast<std::ptrdiff_t>(bytes)
+                                : -element * static_cast<std::ptrdiff_t>(size)) +
+           (after ? " bytes after its end)" : " bytes before it)");
+  } else {
+    what = std::string(after ? "past the end" : "before the start") + " of its dynamic shared memory of " +
+           std::to_string(bytes) + " bytes (" + std::to_string(beyond) + (after ? " bytes after its end)" : " bytes before it)");
+  }
+  std::vector<unsigned> suspects;
+  for (unsigned i = 0; i < count_; ++i) {
+    if (threads_[i].state != State::exited) suspects.push_back(i);
+  }
+  error_ = "memory error: kernel '" + std::string(launch_->kernel) + "', " + block_name() + " wrote " + what +
+           ", between " + last_check_where_ + " and " + now + " (by one of the threads that ran in between: " +
+           (suspects.empty() ? std::string("any of the block's threads") : threads_text(suspects) + " or one that exited since") +
+           "); an index past the size the launch gives, or a launch with too little shared memory?";
+  return false;
+}
+
 std::string Block::block_name() const {
   if (grid_dim.y == 1 && grid_dim.z == 1) return "block " + std::to_string(idx.x);
   return "block (" + std::to_string(idx.x) + "," + std::to_string(idx.y) + "," + std::to_string(idx.z) + ")";

@@ -109,15 +109,19 @@ void threadfence(Where where) {
   // ThreadSanitizer does not model a stand-alone fence (GCC refuses one under -fsanitize=thread): a
   // sequentially consistent read-modify-write of one shared word orders this thread's accesses
   // against every other thread's fence in a way it does see.
+  // In race mode it does nothing: every atomic is a sequentially consistent read-modify-write that
+  // TSan sees, which orders what a fence and a flag order on a GPU; a fence that synchronised by
+  // itself would hide a block that reads another block's data before it waits for the flag.
   static std::atomic<unsigned> fence_word{0};
-  fence_word.fetch_add(1, std::memory_order_seq_cst);
+  const impl::CudaThread* t = tls_thread;
+  if (t == nullptr || !t->block->race_mode()) fence_word.fetch_add(1, std::memory_order_seq_cst);
 #else
   std::atomic_thread_fence(std::memory_order_seq_cst);
 #endif
 }
 
 void memory_changed() {
-  if (impl::CudaThread* t = tls_thread) t->block->worker().bump_progress();
+  if (impl::CudaThread* t = tls_thread) t->block->memory_changed(*t);
 }
 
 void count_op() {
@@ -127,7 +131,12 @@ void count_op() {
   }
 }
 
-void* dynamic_shared_memory() { return tls_thread ? tls_thread->block->dynamic_shared : nullptr; }
+void* dynamic_shared_memory(std::size_t element_size) {
+  impl::CudaThread* t = tls_thread;
+  if (t == nullptr) return nullptr;
+  if (element_size != 0) t->block->dynamic_element_size = element_size;
+  return t->block->dynamic_shared;
+}
 
 void trace_shared(const char* name, const void* data, std::size_t count, std::size_t element_size,
                   FormatFn format) {

@@ -12,6 +12,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -55,6 +56,8 @@
 // Exported by the ThreadSanitizer runtime, not declared in <sanitizer/tsan_interface.h>.
 extern "C" void __tsan_ignore_thread_begin();
 extern "C" void __tsan_ignore_thread_end();
+extern "C" void AnnotateIgnoreSyncBegin(const char* file, int line);
+extern "C" void AnnotateIgnoreSyncEnd(const char* file, int line);
 #endif
 
 namespace scanlab::emu::impl {
@@ -183,6 +186,39 @@ class [[nodiscard]] RaceModeIgnore {
 #endif
 };
 
+/// TSan race mode, between blocks: the emulator's own synchronisation of the OS threads that run a
+/// launch's resident blocks (handing over the turn, taking the next block, reading the watchdog's
+/// progress counters) must not order the blocks for TSan, or it would hide a block that reads another
+/// block's data without waiting for the kernel's own flag. While this guard lives, TSan neither
+/// records the calling thread's accesses nor lets its mutexes and atomics order anything.
+class [[nodiscard]] SyncIgnore {
+ public:
+#if defined(SCANLAB_EMU_TSAN)
+  explicit SyncIgnore(bool race_mode) : on_(race_mode) {
+    if (on_) {
+      AnnotateIgnoreSyncBegin(__FILE__, __LINE__);
+      __tsan_ignore_thread_begin();
+    }
+  }
+  ~SyncIgnore() {
+    if (on_) {
+      __tsan_ignore_thread_end();
+      AnnotateIgnoreSyncEnd(__FILE__, __LINE__);
+    }
+  }
+#else
+  explicit SyncIgnore(bool) {}
+  ~SyncIgnore() {}
+#endif
+  SyncIgnore(const SyncIgnore&) = delete;
+  SyncIgnore& operator=(const SyncIgnore&) = delete;
+
+ private:
+#if defined(SCANLAB_EMU_TSAN)
+  bool on_;
+#endif
+};
+
 /// Thrown on a thread's fiber when its block is abandoned after an error (see
 /// Block::abandon_threads). Not a std::exception, so kernel code that catches those lets it pass.
 struct Abandoned {};
@@ -198,6 +234,7 @@ struct alignas(64) CudaThread {
   bool parked = false;     ///< a spinner set aside because the block is already known to be stuck
   bool abandoned = false;  ///< the block failed: on its next resume the thread unwinds and ends
   bool retiring = false;   ///< on its next resume the fiber ends (Block::retire_threads)
+  bool spun = false;       ///< its memory point is at the same place as its previous one
   BarrierKind barrier_kind = BarrierKind::plain;
   int predicate = 0;       ///< of __syncthreads_count/and/or
   int barrier_result = 0;
@@ -208,6 +245,7 @@ struct alignas(64) CudaThread {
   ctx::fiber fiber;
   Block* block = nullptr;
   WarpCall warp{};
+  Where last_memory_point{};  ///< of resident blocks' stuck check (Block::check_stuck)
 #if defined(SCANLAB_EMU_ASAN)
   void* asan_fake_stack = nullptr;
   const void* stack_bottom = nullptr;
@@ -251,6 +289,58 @@ struct BlockRecord {
 };
 
 class Worker;
+struct Launch;
+
+/// The resident blocks of a launch with one worker (settings().resident_blocks > 1): one per slot,
+/// run one at a time. Each slot is an OS thread of the pool, so each block has its own __shared__
+/// variables (they are thread-local; see README); only the slot that holds the turn runs, the others
+/// wait. At the points where blocks can interleave (an atomic changed memory, every thread of a block
+/// spins without progress, a block starts or ends) the running slot asks the schedule which block
+/// runs next, and hands over the turn if it is another. Deterministic: only the holder of the turn
+/// decides, with the launch's seed.
+class Interleave {
+ public:
+  Interleave(const Launch& launch, unsigned slots);
+  unsigned slots() const { return static_cast<unsigned>(slots_.size()); }
+  /// The turn holder's slot `s` starts its next block / ended its block / has no block left.
+  void block_started(unsigned s);
+  void block_ended(unsigned s);
+  void slot_done(unsigned s, Worker& w);
+  /// An atomic of slot `s`'s block changed memory.
+  void changed(unsigned s);
+  /// Every thread of slot `s`'s block spun once without progress; `where`: the last spin's place.
+  void stuck(unsigned s, Where where);
+  /// Hands the turn to the block the schedule picks (unless it is slot `s`'s) and waits until slot
+  /// `s` has it again. Returns false if the launch failed meanwhile: then every slot runs, each to
+  /// abandon its own block, and none runs kernel code any more.
+  bool reschedule(unsigned s, Worker& w);
+  /// Waits for slot `s`'s first turn.
+  bool wait_turn(unsigned s, Worker& w);
+  /// The launch failed: lets every waiting slot go.
+  void release_all();
+  /// TSan race mode: the hand-over does not order the blocks (SyncIgnore).
+  bool race_mode() const { return race_mode_; }
+
+ private:
+  struct Slot {
+    bool active = false;   ///< has a block
+    bool joined = false;   ///< its block changed memory with an atomic
+    bool stuck = false;    ///< its block's threads all spun without progress since it last ran
+    std::uint64_t start = 0, stamp = 0;  ///< when its block started / last changed memory
+  };
+  unsigned pick(unsigned current);
+  void hand_over(unsigned next);
+
+  std::vector<Slot> slots_;
+  std::uint64_t clock_ = 0;
+  Schedule schedule_;
+  std::mt19937_64 rng_;
+  bool race_mode_ = false;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  unsigned turn_ = 0;
+  bool released_ = false;
+};
 
 struct Launch {
   const char* kernel = "";
@@ -268,6 +358,7 @@ struct Launch {
   std::mutex mutex;                        ///< guards `error` and `workers`
   std::string error;                       ///< the first error
   std::vector<Worker*> workers;
+  Interleave* interleave = nullptr;        ///< resident blocks interleaved on one worker, or null
 
   void fail(const std::string& message);
   /// Sum of the workers' progress counters: unchanged for the watchdog time means stuck.
@@ -312,10 +403,16 @@ class Block : public detail::BlockBuiltins {
   void barrier(CudaThread& t, BarrierKind kind, int predicate, Where where);
   void warp_op(CudaThread& t, const WarpCall& call, Where where);
   void memory_point(CudaThread& t, Where where);
+  /// An atomic of thread `t` changed memory: progress; with resident blocks, a point where another
+  /// block may run.
+  void memory_changed(CudaThread& t);
   void register_trace(const char* name, const void* data, std::size_t count, std::size_t size,
                       detail::FormatFn format);
   unsigned active_mask(const CudaThread& t) const;
   Worker& worker() { return worker_; }
+#if defined(SCANLAB_EMU_TSAN)
+  bool race_mode() const { return tsan_races_; }
+#endif
   /// For the monitor: "kernel 'k', block 3, thread 17 (its last sync point: f.cuh:12)".
   std::string running_report(unsigned linear) const;
   /// For the SIGSEGV handler: writes the one-line report that thread `t` overflowed its fiber stack
@@ -323,6 +420,7 @@ class Block : public detail::BlockBuiltins {
   void write_overflow_report(const CudaThread& t) const noexcept;
 
   void* dynamic_shared = nullptr;
+  std::size_t dynamic_element_size = 0;  ///< sizeof(T) of the kernel's dynamic_shared<T>(), if called
 
  private:
   friend class Worker;
@@ -360,6 +458,10 @@ class Block : public detail::BlockBuiltins {
   void record_trace(const std::string& where);
   // messages
   void fail(const std::string& what);
+  /// Checks the guard zones around dynamic shared memory (at every barrier and at the block's end);
+  /// fails the block with a "memory error: ..." report if a write changed them. `now`: where.
+  bool check_shared_guards(const std::string& now);
+  std::string last_check_where_;  ///< where the guards were last seen intact
   std::string block_name() const;
   std::string thread_name(unsigned linear) const;
   /// thread_list(ids), but a lone thread of a multi-dimensional block named as thread_name() does.
@@ -404,6 +506,16 @@ class Block : public detail::BlockBuiltins {
   std::vector<TraceArray> traced_;
   bool trace_on_ = false;
 
+  // resident blocks (Launch::interleave)
+  Interleave* interleave_ = nullptr;
+  unsigned slot_ = 0;
+  /// Barriers completed, threads exited, atomic changes of this block (not warp rendezvous: a warp
+  /// that spins with __all_sync completes one at every round)
+  std::uint64_t stuck_progress_ = 0;
+  std::uint64_t stuck_mark_ = 0;  ///< stuck_progress_ when the spins below began
+  unsigned stuck_spins_ = 0;      ///< memory points since, without progress
+  void check_stuck(CudaThread& t);
+
   // watchdog
   unsigned spins_since_check_ = 0;
   std::uint64_t last_progress_ = 0;
@@ -427,10 +539,18 @@ class Worker {
 
   /// Takes blocks of `launch` until none is left or the launch failed.
   void run_blocks(Launch& launch);
+  /// The same as slot `slot` of the launch's resident blocks (Launch::interleave): one turn at a time.
+  void run_blocks_interleaved(Launch& launch, unsigned slot);
+  unsigned slot = 0;  ///< this worker's slot in the launch's Interleave
+  bool wait_turn_or_fail(Interleave& inter, unsigned my_slot);
   /// Prepares the per-block memory of a launch: stacks, dynamic shared memory, the module's TLS.
   void prepare(const Launch& launch);
-  /// Fills __shared__ (the kernel module's TLS) and dynamic shared memory with the poison byte.
-  void poison_shared_memory(std::size_t dynamic_bytes);
+  /// Fills __shared__ (the kernel module's TLS) and dynamic shared memory with the poison byte, and
+  /// the guard zones around dynamic shared memory with kGuardByte.
+  void poison_shared_memory(std::size_t dynamic_bytes, unsigned char poison);
+  /// The first byte of the guard zones that is not kGuardByte any more, as an offset from the start
+  /// of dynamic shared memory (negative: before it); false if they are intact.
+  bool damaged_guard(std::size_t dynamic_bytes, std::ptrdiff_t& offset) const;
   void bump_progress() { progress.store(progress.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
   /// Release: the monitor, having read the heartbeat with acquire, may read what the worker wrote
   /// before it (the block, the running thread's last sync point) for its report.
@@ -467,6 +587,7 @@ class Worker {
   /// A thread's fiber ended without telling TSan that the stack changed: the context it switched
   /// to tells it on arrival (see Block::thread_main).
   bool tsan_switch_on_arrival = false;
+  bool last_race_mode_ = false;  ///< of the last launch prepared (see prepare())
 #endif
 
  private:

@@ -20,6 +20,7 @@ void Launch::fail(const std::string& message) {
 }
 
 std::uint64_t Launch::progress() {
+  const SyncIgnore ignore(settings.tsan_races);  // race mode: the watchdog orders no blocks
   std::lock_guard lock(mutex);
   std::uint64_t sum = 0;
   for (Worker* w : workers) sum += w->progress.load(std::memory_order_relaxed);
@@ -93,6 +94,11 @@ void launch(const char* kernel_name, Extent3 grid, Extent3 block, std::size_t dy
   run.module_anchor = module_anchor;
   run.body = &thread_body;
   run.settings = settings();
+#if defined(SCANLAB_EMU_TSAN)
+  // Race mode slows every access and switch by an order of magnitude (unordered fibers, thousands of
+  // TSan threads): a kernel that makes progress must not look stuck (seen with the 2 s of 11.7's tests).
+  if (run.settings.tsan_races) run.settings.watchdog_seconds *= 10;
+#endif
   run.sequence = block_sequence(run.settings, grid.count());
   run.records.resize(run.sequence.size());
   if (run.settings.block_order == Order::random || run.settings.thread_order == Order::random) {
@@ -108,7 +114,14 @@ void launch(const char* kernel_name, Extent3 grid, Extent3 block, std::size_t dy
   }
   ensure_monitor();
   const unsigned workers = std::min<unsigned>(std::max(run.settings.workers, 1u), grid.count());
-  if (workers == 1) {
+  const unsigned resident = std::min<unsigned>(std::max(run.settings.resident_blocks, 1u), grid.count());
+  if (workers == 1 && resident > 1) {
+    // Resident blocks, interleaved one at a time: one pool thread per slot (see interleave.cpp).
+    Interleave interleave(run, resident);
+    run.interleave = &interleave;
+    run.next.store(resident);  // the first `resident` blocks are the slots' first
+    run_on_pool(run, resident);
+  } else if (workers == 1) {
     current_worker().run_blocks(run);
   } else {
     run_on_pool(run, workers);

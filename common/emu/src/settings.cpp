@@ -23,6 +23,16 @@ const char* order_name(Order order) {
   return "?";
 }
 
+Schedule parse_schedule(const std::string& text) {
+  if (text == "adversarial") return Schedule::adversarial;
+  if (text == "random") return Schedule::random;
+  throw std::invalid_argument("unknown block schedule '" + text + "' (use adversarial or random)");
+}
+
+const char* schedule_name(Schedule schedule) {
+  return schedule == Schedule::adversarial ? "adversarial" : "random";
+}
+
 namespace {
 
 // Each reader returns false if the text is not a valid value; the caller then warns and keeps the
@@ -55,6 +65,17 @@ void apply_environment(Settings& s) {
   if (const char* v = std::getenv("SCANLAB_EMU_WORKERS")) {
     if (read_unsigned(v, n) && n >= 1 && n <= 256) s.workers = static_cast<unsigned>(n);
     else warn("SCANLAB_EMU_WORKERS", v);
+  }
+  if (const char* v = std::getenv("SCANLAB_EMU_RESIDENT_BLOCKS")) {
+    if (read_unsigned(v, n) && n >= 1 && n <= 64) s.resident_blocks = static_cast<unsigned>(n);
+    else warn("SCANLAB_EMU_RESIDENT_BLOCKS", v);
+  }
+  if (const char* v = std::getenv("SCANLAB_EMU_BLOCK_SCHEDULE")) {
+    try {
+      s.block_schedule = parse_schedule(v);
+    } catch (const std::invalid_argument&) {
+      warn("SCANLAB_EMU_BLOCK_SCHEDULE", v);
+    }
   }
   if (const char* v = std::getenv("SCANLAB_EMU_STACK_KB")) {
     if (read_unsigned(v, n) && n >= 16 && n <= 65536) s.stack_bytes = n * 1024;

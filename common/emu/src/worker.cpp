@@ -1,5 +1,6 @@
 // Workers (the OS threads that run blocks), the pool of extra workers, and the monitor thread that
 // stops the process when a kernel thread spins where no cooperative scheduler can interrupt it.
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -110,6 +111,9 @@ void ensure_monitor() { Registry::get().start_monitor(); }
 // ---- a worker -----------------------------------------------------------------------------------
 
 Worker::Worker() {
+  // Before the monitor can see it: a fresh worker's heartbeat is 0, so a monitor_time of 0 (the
+  // clock's epoch) made a new pool worker that had just become busy look stuck since the machine booted.
+  monitor_time = std::chrono::steady_clock::now();
   Registry::get().add(this);
 #if defined(SCANLAB_EMU_TSAN)
   tsan_scheduler = __tsan_get_current_fiber();
@@ -130,6 +134,13 @@ void Worker::prepare(const Launch& launch) {
   // The blocks' fibers live on the pooled stacks from block to block and launch to launch: stacks
   // of another size end them first.
   if (!stacks.holds(launch.settings.stack_bytes)) block.retire_threads();
+#if defined(SCANLAB_EMU_TSAN)
+  // A fiber waiting for its next block keeps the TSan ignore state of the launch it last ran in
+  // (RaceModeIgnore); one made in the other mode would have the emulator's switching reported as a
+  // race. Make them again when race mode changes (the pool's workers serve every launch).
+  if (launch.settings.tsan_races != last_race_mode_) block.retire_threads();
+  last_race_mode_ = launch.settings.tsan_races;
+#endif
   stacks.reserve(launch.block.count(), launch.settings.stack_bytes);
   watchdog_seconds.store(launch.settings.watchdog_seconds, std::memory_order_relaxed);
   // The kernel module's TLS: where its __shared__ variables live, for this OS thread.
@@ -145,20 +156,40 @@ void Worker::prepare(const Launch& launch) {
     tls_ = find_module_tls(launch.module_anchor);
     tls_cache_.emplace_back(launch.module_anchor, tls_);
   }
-  if (launch.dynamic_shared_bytes > dynamic_capacity_) {
-    dynamic_.reset(static_cast<unsigned char*>(::operator new[](launch.dynamic_shared_bytes, std::align_val_t{64})));
-    dynamic_capacity_ = launch.dynamic_shared_bytes;
+  // Dynamic shared memory, with a guard zone on either side (see damaged_guard()).
+  const std::size_t needed = std::max<std::size_t>(launch.dynamic_shared_bytes, 64);
+  if (!dynamic_ || needed > dynamic_capacity_) {
+    const std::size_t total = kSharedGuardBytes + needed + kSharedGuardBytes;
+    dynamic_.reset(static_cast<unsigned char*>(::operator new[](total, std::align_val_t{64})));
+    dynamic_capacity_ = needed;
   }
-  if (!dynamic_) {
-    dynamic_.reset(static_cast<unsigned char*>(::operator new[](64, std::align_val_t{64})));
-    dynamic_capacity_ = 64;
-  }
-  block.dynamic_shared = dynamic_.get();
+  block.dynamic_shared = dynamic_.get() + kSharedGuardBytes;
 }
 
-void Worker::poison_shared_memory(std::size_t dynamic_bytes) {
-  if (tls_.data != nullptr) std::memset(tls_.data, kPoisonByte, tls_.size);
-  std::memset(dynamic_.get(), kPoisonByte, dynamic_bytes);
+void Worker::poison_shared_memory(std::size_t dynamic_bytes, unsigned char poison) {
+  if (tls_.data != nullptr) std::memset(tls_.data, poison, tls_.size);
+  unsigned char* data = dynamic_.get() + kSharedGuardBytes;
+  std::memset(data - kSharedGuardBytes, kGuardByte, kSharedGuardBytes);
+  std::memset(data, poison, dynamic_bytes);
+  std::memset(data + dynamic_bytes, kGuardByte, kSharedGuardBytes);
+}
+
+bool Worker::damaged_guard(std::size_t dynamic_bytes, std::ptrdiff_t& offset) const {
+  const unsigned char* data = dynamic_.get() + kSharedGuardBytes;
+  // Before: the byte nearest the start first; after: the byte nearest the end first.
+  for (std::size_t k = 1; k <= kSharedGuardBytes; ++k) {
+    if (data[-static_cast<std::ptrdiff_t>(k)] != kGuardByte) {
+      offset = -static_cast<std::ptrdiff_t>(k);
+      return true;
+    }
+  }
+  for (std::size_t k = 0; k < kSharedGuardBytes; ++k) {
+    if (data[dynamic_bytes + k] != kGuardByte) {
+      offset = static_cast<std::ptrdiff_t>(dynamic_bytes + k);
+      return true;
+    }
+  }
+  return false;
 }
 
 void Worker::run_blocks(Launch& launch) {
@@ -230,7 +261,11 @@ class Pool {
       if (index >= job_workers_) continue;
       Launch* launch = job_;
       lock.unlock();
-      current_worker().run_blocks(*launch);
+      if (launch->interleave != nullptr) {
+        current_worker().run_blocks_interleaved(*launch, index);
+      } else {
+        current_worker().run_blocks(*launch);
+      }
       lock.lock();
       if (--running_ == 0) done_.notify_all();
     }

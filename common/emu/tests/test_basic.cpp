@@ -172,6 +172,8 @@ TEST_F(Emu, AtomicsOnSharedMemory) {
 TEST_F(Emu, SpinOnAnAtomicLetsOtherThreadsRun) { EXPECT_EQ(spin_in_block(64), 42); }
 
 TEST_F(Emu, BlockOrders) {
+  // The order blocks start in; one resident block at a time, so also the order they run in.
+  settings().resident_blocks = 1;
   std::vector<unsigned> forward(10), reverse(10);
   std::iota(forward.begin(), forward.end(), 0u);
   std::iota(reverse.rbegin(), reverse.rend(), 0u);

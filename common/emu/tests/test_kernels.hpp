@@ -143,4 +143,32 @@ SCANLAB_TEST_API void deep_recursion(Extent3 grid, Extent3 block, unsigned bad_b
 /// Thread 1 of one block of 32 writes through a null pointer.
 SCANLAB_TEST_API void null_write();
 
+
+// ---- kernels_blocks.cpp ----
+/// Sec. 11.7's chain of blocks with a dynamic block index (carries[b] = the total of blocks 0..b-1 as
+/// block b read it; block b's own value is b + 1, so the right carry is b (b + 1) / 2).
+enum class ChainBug {
+  none,
+  read_before_flag,               ///< reads the predecessor's total, then waits for its flag
+  static_index_read_before_flag,  ///< the same with blockIdx.x as the index
+};
+SCANLAB_TEST_API std::vector<int> chain(unsigned blocks, unsigned threads, ChainBug bug);
+/// Where the buggy chain reads the total, and where it waits (lines of kernels_blocks.cpp).
+SCANLAB_TEST_API int chain_read_line();
+SCANLAB_TEST_API int chain_read_line_in_source();
+SCANLAB_TEST_API int chain_wait_line();
+/// Sec. 11.8's look-back (prefixes[t] = the exclusive prefix tile t found; tile t's value is t + 1).
+enum class LookbackBug {
+  none,
+  no_wait,  ///< a predecessor's status that is not published yet is taken as 0 instead of waited for
+};
+SCANLAB_TEST_API std::vector<int> lookback(unsigned blocks, unsigned threads, LookbackBug bug);
+
+/// Dynamic shared memory of `threads` ints; thread t writes element t + offset (1: the last thread
+/// writes one past the end; -1: thread 0 writes one before the start), then a barrier.
+SCANLAB_TEST_API void dynamic_shared_overflow(unsigned blocks, unsigned threads, int offset);
+SCANLAB_TEST_API int dynamic_overflow_barrier_line();
+/// Per block, the sum of a 64-int __shared__ array of which only the first 32 elements were written.
+SCANLAB_TEST_API std::vector<int> unwritten_shared(unsigned blocks);
+
 }  // namespace emu_test

@@ -39,6 +39,14 @@ TEST_F(Emu, RaceModeReportsNothingForCorrectKernels) {
     EXPECT_EQ(kogge_stone(one, true).back(), 1024);
     EXPECT_EQ(brent_kung(std::vector<int>(2048, 1)).back(), 2048);
   }
+  // Blocks that wait for each other, resident at once and ordered only by the kernel's own atomics.
+  settings().workers = 1;
+  for (unsigned resident : {1u, 4u}) {
+    settings().resident_blocks = resident;
+    const auto carries = chain(9, 64, ChainBug::none);
+    EXPECT_EQ(carries.back(), 8 * 9 / 2);
+    EXPECT_EQ(lookback(9, 32, LookbackBug::none).back(), 8 * 9 / 2);
+  }
   EXPECT_EQ(tsan_reports, before) << "ThreadSanitizer reported a race in a correct kernel";
 #endif
 }
@@ -57,6 +65,25 @@ TEST(EmuDeathTest, RaceModeReportsTheMissingBarrier) {
   // halt_on_error (the tsan test preset's setting) ends the process at the report (exit status 66).
   EXPECT_EXIT(racy(), [](int) { return true; },
               "WARNING: ThreadSanitizer: data race(.|\n)*kogge_stone_kernel(.|\n)*kogge_stone_kernel");
+#endif
+}
+
+// Sec. 11.7's bug: a block reads its predecessor's total before it waits for the predecessor's flag.
+// With resident blocks in race mode nothing but the kernel's atomics orders two blocks (the
+// emulator's hand-over between them is hidden from TSan), so TSan reports the read, with its line.
+TEST(EmuDeathTest, RaceModeReportsAReadBeforeTheFlag) {
+  SCANLAB_SKIP_WITHOUT_TSAN();
+#if defined(__SANITIZE_THREAD__)
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  // The read's line: the one after the line the kernel records (kernels_blocks.cpp, chain_kernel).
+  const std::string read = "kernels_blocks.cpp:" + std::to_string(chain_read_line_in_source());
+  const auto racy = [] {
+    settings().tsan_races = true;
+    settings().resident_blocks = 4;
+    chain(9, 64, ChainBug::read_before_flag);
+    std::_Exit(0);
+  };
+  EXPECT_EXIT(racy(), [](int) { return true; }, "WARNING: ThreadSanitizer: data race(.|\n)*" + read);
 #endif
 }
 

@@ -45,7 +45,7 @@ __device__ __forceinline__ T* dynamic_shared() {
   extern __shared__ __align__(16) unsigned char scanlab_dynamic_shared_bytes[];
   return reinterpret_cast<T*>(scanlab_dynamic_shared_bytes);
 #else
-  return static_cast<T*>(::scanlab::emu::detail::dynamic_shared_memory());
+  return static_cast<T*>(::scanlab::emu::detail::dynamic_shared_memory(sizeof(T)));
 #endif
 }
 

@@ -51,6 +51,7 @@ void launch(void (*kernel)(Params...), const LaunchConfig& config, Args&&... arg
   } catch (const emu::LaunchError& e) {
     throw Error(e.what());
   }
+  check_device_guards(config.name);  // a write past the end of a DeviceBuffer: "memory error: ..."
 #endif
 }
 
@@ -82,8 +83,8 @@ class DeviceBuffer {
 #if defined(SCANLAB_BACKEND_CUDA)
     SCANLAB_CUDA_CHECK(cudaMalloc(&data_, bytes));
 #else
-    // 256-byte alignment, as cudaMalloc gives.
-    data_ = static_cast<T*>(std::aligned_alloc(256, (bytes + 255) / 256 * 256));
+    // 256-byte alignment, as cudaMalloc gives, between guard zones that every launch checks.
+    data_ = static_cast<T*>(guarded_alloc(std::max<std::size_t>(n, 1), sizeof(T)));
     if (data_ == nullptr) throw Error("out of host memory allocating " + std::to_string(bytes) + " bytes");
 #endif
   }
@@ -100,7 +101,7 @@ class DeviceBuffer {
 #if defined(SCANLAB_BACKEND_CUDA)
     if (data_ != nullptr) cudaFree(data_);
 #else
-    std::free(data_);
+    guarded_free(data_);
 #endif
   }
 

@@ -12,6 +12,22 @@ namespace scanlab {
 /// so an element that nothing wrote is recognisable (verification reports it as "never written").
 inline constexpr unsigned char kPoisonByte = 0xCD;
 
+/// cpu backend: "device" allocations are host memory between two guard zones of this many bytes,
+/// filled with kGuardByte; after every launch the harness checks them (check_device_guards), so a
+/// kernel that writes past either end of an array is reported instead of corrupting the heap.
+inline constexpr std::size_t kDeviceGuardBytes = 256;
+inline constexpr unsigned char kDeviceGuardByte = 0xFD;
+
+/// Allocates `count` elements of `element_size` bytes, 256-byte aligned, between guard zones, and
+/// registers them for check_device_guards. Returns null when out of memory.
+void* guarded_alloc(std::size_t count, std::size_t element_size);
+/// Frees what guarded_alloc returned (null: nothing).
+void guarded_free(void* data);
+/// Checks the guard zones of every live guarded allocation after `kernel` ran. Throws scanlab::Error
+/// "memory error: kernel 'k' wrote past the end of a N-element array of S-byte elements (element N+k)
+/// ..." for the first damaged one (and repairs the zones, so that one error is reported once).
+void check_device_guards(const char* kernel);
+
 /// Bytes of host memory available now (MemAvailable), or a large number if unknown.
 std::size_t available_host_memory();
 

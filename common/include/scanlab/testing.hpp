@@ -43,6 +43,15 @@ std::string check_sizes(const Algorithm& algorithm, DType type, OpKind op, ScanK
 std::string race_check(const Algorithm& algorithm, DType type, OpKind op, ScanKind kind, std::size_t n,
                        std::uint64_t seed = 3);
 
+/// cpu backend: runs one problem with the resident blocks on the random block schedule (two seeds;
+/// the default, adversarial schedule is what check_sizes ran), and once with unwritten shared memory
+/// filled with other bytes; "" if every output verifies, else what went wrong and under what.
+std::string schedule_check(const Algorithm& algorithm, DType type, OpKind op, ScanKind kind, std::size_t n);
+
+/// cpu backend: after a failure, where the launches since the last call made blocks wait for other
+/// blocks, as a hint that a block reads before its wait (empty if none, or no failure).
+std::string blocks_hint(const std::string& failure);
+
 struct GradingOptions {
   std::string source_hint;   ///< where a student should look, e.g. "exercises/11_2_kogge_stone/"
   std::size_t large = 5000;  ///< largest size for algorithms without a section limit

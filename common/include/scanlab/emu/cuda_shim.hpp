@@ -97,8 +97,9 @@ void memory_changed();
 void count_op();
 
 /// Dynamic shared memory of the calling thread's block (size set by the launch), poisoned at block
-/// start.
-void* dynamic_shared_memory();
+/// start, between guard zones. `element_size`: of the array the kernel sees (for memory error
+/// reports; 0 if not known).
+void* dynamic_shared_memory(std::size_t element_size = 0);
 
 /// Registers a shared array to be recorded after every barrier while tracing is on.
 using FormatFn = void (*)(const void* element, char* buffer, std::size_t buffer_size);

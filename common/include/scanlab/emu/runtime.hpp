@@ -31,16 +31,36 @@ enum class Order { forward, reverse, random };
 Order parse_order(const std::string& text);
 const char* order_name(Order order);
 
+/// Which of the resident blocks of a launch runs next, at a point where blocks can interleave
+/// (see Settings::resident_blocks and the emulator's README, "Blocks that run at the same time").
+enum class Schedule {
+  /// The block that joined the launch's communication last runs first: the blocks that have not yet
+  /// changed memory with an atomic (the youngest first), then the one whose last atomic change is
+  /// the most recent. A block waits (spins) only once every block after it does: a consumer that reads
+  /// a producer's data before waiting for the producer's flag reads it before the producer wrote it.
+  adversarial,
+  /// A seeded random resident block that is not stuck (settings().seed).
+  random,
+};
+/// Parses "adversarial" or "random"; throws std::invalid_argument otherwise.
+Schedule parse_schedule(const std::string& text);
+const char* schedule_name(Schedule schedule);
+
 /// Process-wide settings of the emulator. Defaults come from the environment, read once, the first
 /// time settings() is called (at the latest by the first launch): SCANLAB_EMU_BLOCK_ORDER,
-/// SCANLAB_EMU_THREAD_ORDER, SCANLAB_EMU_SEED, SCANLAB_EMU_WORKERS, SCANLAB_EMU_STACK_KB,
-/// SCANLAB_EMU_WATCHDOG_S; an invalid value is ignored with a warning. Programs and tests may change
+/// SCANLAB_EMU_THREAD_ORDER, SCANLAB_EMU_SEED, SCANLAB_EMU_WORKERS, SCANLAB_EMU_RESIDENT_BLOCKS,
+/// SCANLAB_EMU_BLOCK_SCHEDULE, SCANLAB_EMU_STACK_KB, SCANLAB_EMU_WATCHDOG_S; an invalid value is ignored with a warning. Programs and tests may change
 /// them between launches.
 struct Settings {
   Order block_order = Order::forward;
   Order thread_order = Order::forward;
   std::uint64_t seed = 1;            ///< seed of the random orders; printed (once per seed) when used
   unsigned workers = 1;              ///< OS threads that run blocks; 1 = deterministic
+  /// With one worker: how many blocks of a launch are resident at once (started, not finished), run
+  /// one at a time and interleaved at atomics and spins as `block_schedule` says; 1 = one block after
+  /// another. Deterministic for a given seed.
+  unsigned resident_blocks = 4;
+  Schedule block_schedule = Schedule::adversarial;
   std::size_t stack_bytes = 64 * 1024; ///< per fiber, plus a guard page below
   double watchdog_seconds = 10.0;    ///< a launch with no progress for this long fails
   bool trace = false;                ///< record arrays registered with trace_shared after each barrier
@@ -48,6 +68,9 @@ struct Settings {
   /// ThreadSanitizer builds only: run fibers unordered and make every barrier and warp rendezvous a
   /// release/acquire, so TSan reports races on shared and global memory (env SCANLAB_EMU_TSAN_RACES=1).
   bool tsan_races = false;
+  /// The byte unwritten shared memory holds at block start (the grading tests run once more with
+  /// another, to see whether a result depends on shared memory no thread wrote).
+  unsigned char shared_poison = kPoisonByte;
 };
 
 /// The current settings (mutable). Not thread-safe: change them between launches only.
@@ -69,6 +92,16 @@ class LaunchError : public std::runtime_error {
 /// throws LaunchError.
 void launch(const char* kernel_name, Extent3 grid, Extent3 block, std::size_t dynamic_shared_bytes,
             const void* module_anchor, const std::function<void()>& thread_body);
+
+/// Where blocks of the launches since the last call waited for other blocks (a spin at an atomic:
+/// "single_pass_scan.cuh:98"), each place once, in the order first seen; clears them.
+std::vector<std::string> take_block_waits();
+
+/// What the guard zones around a block's dynamic shared memory hold: a write past either end changes
+/// them, and the emulator reports it at the next barrier or at the block's end ("memory error: ...").
+inline constexpr unsigned char kGuardByte = 0xFD;
+/// Bytes of guard zone before and after dynamic shared memory.
+inline constexpr std::size_t kSharedGuardBytes = 256;
 
 /// The stats of every launch since the last call (or since the program started), oldest first;
 /// clears them.

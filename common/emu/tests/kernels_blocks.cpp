@@ -1,0 +1,148 @@
+// Test kernels: blocks that wait for each other (Sec. 11.7's chain, Sec. 11.8's look-back), right and
+// with the ordering bugs students write, for the resident-block schedules; and memory errors.
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "kernel_launch.hpp"
+
+namespace emu_test {
+
+namespace {
+
+std::atomic<int> g_chain_read_line{0}, g_chain_wait_line{0};  // (atomic: see g_traced_barrier_line)
+
+/// The buggy chain's early read of its predecessor's total (its line is known without a launch).
+constexpr int kChainReadLine = __LINE__ + 2;
+__device__ int read_total_early(const int* running, unsigned bid) {
+  return *const_cast<const volatile int*>(&running[bid]);
+}
+
+/// Sec. 11.7's adjacent synchronisation with a dynamic block index: block `bid` (from the counter)
+/// takes the running total of blocks 0..bid-1 from running[bid] once flags[bid] is set, and publishes
+/// running[bid + 1] = total + its own value (bid + 1), behind a fence, then sets flags[bid + 1].
+/// carries[bid] = what it took.
+__global__ void chain_kernel(ChainBug bug, unsigned* counter, unsigned* flags, int* running, int* carries) {
+  __shared__ unsigned bid_s;
+  __shared__ int carry_s;
+  if (threadIdx.x == 0) bid_s = bug == ChainBug::static_index_read_before_flag ? blockIdx.x : atomicAdd(counter, 1u);
+  __syncthreads();
+  const unsigned bid = bid_s;
+  if (threadIdx.x == 0) {
+    int carry = 0;
+    if (bid > 0) {
+      if (bug == ChainBug::none) {
+        g_chain_wait_line.store(__LINE__ + 1, std::memory_order_relaxed);
+        while (atomicAdd(&flags[bid], 0u) == 0u) {
+        }
+        __threadfence();
+        carry = *const_cast<volatile int*>(&running[bid]);
+      } else {
+        // The student's bug: the predecessor's total is read before its flag is waited for.
+        g_chain_read_line.store(kChainReadLine, std::memory_order_relaxed);
+        carry = read_total_early(running, bid);
+        g_chain_wait_line.store(__LINE__ + 1, std::memory_order_relaxed);
+        while (atomicAdd(&flags[bid], 0u) == 0u) {
+        }
+      }
+    }
+    *const_cast<volatile int*>(&running[bid + 1]) = carry + static_cast<int>(bid + 1);
+    __threadfence();
+    atomicAdd(&flags[bid + 1], 1u);
+    carry_s = carry;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) carries[bid] = carry_s;
+}
+
+/// Sec. 11.8's decoupled look-back, one 64-bit status word per tile (flag << 32 | value): tile t
+/// publishes its AGGREGATE (its value, t + 1), looks back over its predecessors, nearest first, adding
+/// aggregates until it finds a PREFIX, then publishes its PREFIX. prefixes[t] = its exclusive prefix.
+/// Only tiles with even numbers publish a prefix, so look-backs walk over several tiles.
+__global__ void lookback_kernel(LookbackBug bug, unsigned* counter, unsigned long long* status, int* prefixes) {
+  constexpr unsigned long long kAggregate = 1ull << 32, kPrefix = 2ull << 32;
+  __shared__ unsigned tile_s;
+  if (threadIdx.x == 0) tile_s = atomicAdd(counter, 1u);
+  __syncthreads();
+  const unsigned tile = tile_s;
+  if (threadIdx.x != 0) return;
+  const int aggregate = static_cast<int>(tile + 1);
+  atomicExch(&status[tile], kAggregate | static_cast<unsigned>(aggregate));
+  int exclusive = 0;
+  for (long long p = static_cast<long long>(tile) - 1; p >= 0; --p) {
+    unsigned long long s = atomicAdd(&status[p], 0ull);
+    if (bug == LookbackBug::none) {
+      while ((s >> 32) == 0) s = atomicAdd(&status[p], 0ull);  // wait until tile p has published
+    }
+    // The student's bug (LookbackBug::no_wait): a status not yet published counts as nothing.
+    exclusive += static_cast<int>(s & 0xffffffffu);
+    if ((s >> 32) == 2) break;
+  }
+  if (tile % 2 == 0) atomicExch(&status[tile], kPrefix | static_cast<unsigned>(exclusive + aggregate));
+  prefixes[tile] = exclusive;
+}
+
+std::atomic<int> g_overflow_barrier_line{0};
+
+/// Each thread copies its element into dynamic shared memory of `elements` ints at index
+/// threadIdx.x + offset (the student's off-by-one: offset 1 writes one past the end, -1 one before
+/// the start); a barrier; then writes it back out.
+__global__ void dynamic_overflow_kernel(int offset, int* out) {
+  int* s = scanlab::dynamic_shared<int>();
+  s[static_cast<int>(threadIdx.x) + offset] = static_cast<int>(threadIdx.x);
+  g_overflow_barrier_line.store(__LINE__ + 1, std::memory_order_relaxed);
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x];
+}
+
+/// Reads shared memory no thread wrote: the sum of a __shared__ array of which only half is written.
+__global__ void unwritten_shared_kernel(int* out) {
+  __shared__ int part[64];
+  if (threadIdx.x < 32) part[threadIdx.x] = 1;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int sum = 0;
+    for (int i = 0; i < 64; ++i) sum += part[i];
+    out[blockIdx.x] = sum;
+  }
+}
+
+}  // namespace
+
+void dynamic_shared_overflow(unsigned blocks, unsigned threads, int offset) {
+  std::vector<int> out(blocks * threads);
+  run("dynamic_overflow", {blocks, 1, 1}, {threads, 1, 1}, threads * sizeof(int),
+      [&] { dynamic_overflow_kernel(offset, out.data()); });
+}
+
+int dynamic_overflow_barrier_line() { return g_overflow_barrier_line.load(std::memory_order_relaxed); }
+
+std::vector<int> unwritten_shared(unsigned blocks) {
+  std::vector<int> out(blocks, kPoisonInt);
+  run("unwritten_shared", {blocks, 1, 1}, {64, 1, 1}, 0, [&] { unwritten_shared_kernel(out.data()); });
+  return out;
+}
+
+std::vector<int> chain(unsigned blocks, unsigned threads, ChainBug bug) {
+  unsigned counter = 0;
+  std::vector<unsigned> flags(blocks + 1, 0);
+  std::vector<int> running(blocks + 1, 0), carries(blocks, kPoisonInt);
+  run("chain", {blocks, 1, 1}, {threads, 1, 1}, 0,
+      [&] { chain_kernel(bug, &counter, flags.data(), running.data(), carries.data()); });
+  return carries;
+}
+
+int chain_read_line() { return g_chain_read_line.load(std::memory_order_relaxed); }
+int chain_read_line_in_source() { return kChainReadLine; }
+int chain_wait_line() { return g_chain_wait_line.load(std::memory_order_relaxed); }
+
+std::vector<int> lookback(unsigned blocks, unsigned threads, LookbackBug bug) {
+  unsigned counter = 0;
+  std::vector<unsigned long long> status(blocks, 0);
+  std::vector<int> prefixes(blocks, kPoisonInt);
+  run("lookback", {blocks, 1, 1}, {threads, 1, 1}, 0,
+      [&] { lookback_kernel(bug, &counter, status.data(), prefixes.data()); });
+  return prefixes;
+}
+
+}  // namespace emu_test
