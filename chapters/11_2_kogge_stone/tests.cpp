@@ -126,7 +126,11 @@ TEST(Section11_2, OperatorCountOfOneFullSection) {
       if (algo == "kogge_stone_double_buffer") intervals[1] = result.launches[0].barrier_intervals;
     }
   }
-  EXPECT_EQ(intervals[0] - intervals[1], 10u) << "double buffering drops one barrier in each of the log2 1024 steps";
+  // One barrier per step is what double buffering is for: log2 1024 + 1 barrier intervals at most.
+  // (Fig. 11.3 has two per step, 21 intervals; extra barriers there are slow, not wrong, so they
+  // cost no points.)
+  EXPECT_LE(intervals[1], 11u) << "double buffering needs one barrier per step, not two";
+  EXPECT_GE(intervals[0], 21u) << "Fig. 11.3 needs two barriers per step (the second is the write-after-read one)";
 }
 
 // Many sections in one launch, each scanned on its own (the first phase of section 11.6): 2048
