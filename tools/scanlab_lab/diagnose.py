@@ -16,8 +16,8 @@ PATTERNS = [  # (kind, regex), the first match wins
     ("deadlock", r"watchdog: no progress|deadlock: .*no thread can continue|\bdeadlock\b"),
     ("barrier divergence", r"barrier divergence|meet in different warp operations|"
                            r"calls __\w+_sync with (mask|width)|exited, but .* for it"),
-    ("memory error", r"stack overflow|AddressSanitizer|out of bounds|invalid (global |shared )?(read|write|address)|"
-                     r"outside (the|its) (array|buffer|allocation)"),
+    ("memory error", r"memory error: |stack overflow|AddressSanitizer|out of bounds|"
+                     r"invalid (global |shared )?(read|write|address)|outside (the|its) (array|buffer|allocation)"),
     ("race", r"depends on the order of the threads|a race\b|data race"),
     ("wrong value", r"elements? wrong|never written|, expected |is not within|tolerance|"
                     r"^Expected equality of these values|^Value of: |^Expected: "),

@@ -146,6 +146,17 @@ class Messages(unittest.TestCase):
                               "(mask 0xffffffff) for lane 5; no thread can continue")
         self.assertEqual(stuck.kind, "deadlock")
 
+    def test_memory_errors_of_the_guard_zones(self):
+        # 11.2 graded on the mutant shared_write_one_past (the emulator's guard zones): the grading
+        # tests say it in a failed comparison, the others in an exception; all are memory errors.
+        failed = cases("memory")
+        self.assertEqual(len(failed), 23)
+        for name, (c, status) in failed.items():
+            with self.subTest(test=name):
+                d = diagnose.diagnose(c.name, c.output, status, c.time_s)
+                self.assertEqual(d.kind, "memory error")
+                self.assertIn("wrote past the end of its dynamic shared memory", d.why)
+
     def test_stack_overflow_that_ends_the_process(self):
         out = ("[ RUN      ] Grading.x.int32_add_inclusive\nscanlab emu: stack overflow: kernel 'k', block 0, thread 1 "
                "ran past the end of its fiber stack of 64 KiB (deep recursion or large local arrays); set "
