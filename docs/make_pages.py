@@ -191,13 +191,13 @@ class Expander:
         name, first = words[0], words[1]
         last = words[2] if len(words) > 2 else None
         folder = section["folder"] if section else ""
-        dirs = [os.path.join(self.root, "exercises" if (self.exercises and for_page) else "solutions", folder),
+        dirs = [os.path.join(self.root, "exercises" if self.exercises else "solutions", folder),
                 os.path.join(self.root, "chapters", folder)]
         path = next((os.path.join(d, name) for d in dirs if os.path.isfile(os.path.join(d, name))), None)
         if path is None:
             return None, f"gen code: no file {name} in {' or '.join(os.path.relpath(d, self.root) for d in dirs)}"
         lines, line_no = code_lines(path, first, last)
-        if lines is None and self.exercises and for_page:
+        if lines is None and self.exercises:
             # The stub leaves these lines to the student: the page says where they go.
             rel = os.path.relpath(path, self.root)
             return f"\n<em>These lines are yours to write: the TODO(student) blocks of {rel}.</em>\n", None

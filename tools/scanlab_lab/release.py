@@ -14,6 +14,8 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+import tempfile
 from typing import List
 
 from . import LabError, config, exercises, sections
@@ -118,6 +120,12 @@ def write(root, dst):
             os.makedirs(os.path.dirname(os.path.join(dst, f)) or dst, exist_ok=True)
             shutil.copy2(os.path.join(root, f), os.path.join(dst, f))
             written.append(f)
+    # The READMEs quote the kernels (docs/make_pages.py's `gen code` parts, copied from solutions/):
+    # in the release they quote the stubs, whose TODO blocks say that those lines are the student's.
+    with tempfile.TemporaryDirectory() as generated:
+        subprocess.run([sys.executable, os.path.join(dst, "docs", "make_pages.py"), "--root", dst,
+                        "--generated", generated, "--exercises", "--committed", "--update"],
+                       check=True, stdout=subprocess.DEVNULL)
     wf = os.path.join(".github", "workflows", "classroom.yml")
     os.makedirs(os.path.join(dst, os.path.dirname(wf)), exist_ok=True)
     with open(os.path.join(dst, wf), "w", encoding="utf-8") as out:
