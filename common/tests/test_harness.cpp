@@ -434,7 +434,9 @@ std::vector<T> narrowing_scan(const T* x, std::size_t n, ScanKind kind, bool ele
   int acc = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (kind == ScanKind::exclusive) y[i] = static_cast<T>(acc);
-    acc = element ? acc + static_cast<int>(x[i]) : static_cast<int>(static_cast<T>(acc) + x[i]);
+    // (int + int through unsigned: it wraps as a GPU's adder does, never undefined behaviour)
+    acc = element ? static_cast<int>(static_cast<unsigned>(acc) + static_cast<unsigned>(static_cast<int>(x[i])))
+                  : static_cast<int>(static_cast<T>(acc) + x[i]);
     if (kind == ScanKind::inclusive) y[i] = static_cast<T>(acc);
   }
   return y;

@@ -101,9 +101,9 @@ __global__ void unwritten_shared_kernel(int* out) {
   if (threadIdx.x < 32) part[threadIdx.x] = 1;
   __syncthreads();
   if (threadIdx.x == 0) {
-    int sum = 0;
-    for (int i = 0; i < 64; ++i) sum += part[i];
-    out[blockIdx.x] = sum;
+    unsigned sum = 0;  // poison values overflow an int: add them as unsigned (wraps, defined)
+    for (int i = 0; i < 64; ++i) sum += static_cast<unsigned>(part[i]);
+    out[blockIdx.x] = static_cast<int>(sum);
   }
 }
 
