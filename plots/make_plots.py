@@ -22,6 +22,9 @@ Writes, in --out (PNG and SVG each):
                     (skipped, with a message, if no CSV)
   kogge_stone_variants, kogge_stone_vs_brent_kung, coarsened_shapes, hierarchical_bandwidth,
   single_pass_bandwidth, decoupled_lookback_bandwidth   the section pages' figures (SECTION_FIGURES)
+  bandwidth_<device>_applications, bandwidth_applications   section 11.9 against CUB (compaction,
+                    partition, segmented scan; a row of panels per type), the latter for the device
+                    with the most rows (the section page's figure)
 Every algorithm has one colour and marker in every figure (STYLE); the curves of a panel share one
 n range; points more than a factor 4 apart are drawn as markers without a line.
 A missing or malformed input file is one line on stderr, "make_plots.py: error: ...", and exit 1.
@@ -65,6 +68,15 @@ STYLE = {
     "thrust_inclusive_scan": ("#17becf", "d"),
     "memcpy": ("#7f7f7f", "h"),
     "persistent": ("#8c6d31", "H"),
+    # Section 11.9's applications and their CUB counterparts (scanlab_bench).
+    "compact_single_pass": ("#d6616b", "*"),
+    "compact": ("#e7969c", "o"),
+    "partition_single_pass": ("#393b79", "*"),
+    "partition": ("#6b6ecf", "o"),
+    "segmented_scan": ("#637939", "*"),
+    "cub_select_if": ("#e7ba52", "X"),
+    "cub_partition_if": ("#8ca252", "X"),
+    "cub_inclusive_sum_by_key": ("#7b4173", "X"),
 }
 # Other names of the same algorithm in the CSVs (the benchmark's and the section programs').
 ALIASES = {"persistent_pipelined": "persistent"}
@@ -615,7 +627,22 @@ LABEL_OF = {
     "decoupled_lookback": "decoupled look-back (11.8)", "cub_inclusive_sum": "CUB InclusiveSum",
     "cub_inclusive_scan_max": "CUB InclusiveScan, max", "thrust_inclusive_scan": "Thrust inclusive_scan",
     "memcpy": "copy (cudaMemcpy, the ceiling)", "persistent": "persistent pipelined, TMA (11.8)",
+    "compact_single_pass": "compaction, one launch (11.9)", "compact": "compaction, three steps (11.9)",
+    "partition_single_pass": "partition, one launch (11.9)", "partition": "partition, three steps (11.9)",
+    "segmented_scan": "segmented scan, one launch (11.9)", "cub_select_if": "CUB DeviceSelect::If",
+    "cub_partition_if": "CUB DevicePartition::If", "cub_inclusive_sum_by_key": "CUB InclusiveSumByKey",
 }
+
+# Section 11.9's applications (scanlab_bench rows): a figure of their own, never mixed into the scans'
+# panels. Their GB/s counts the bytes each job must move (compaction: n read and the kept elements
+# written; partition: 2n; segmented scan: values and heads read, values written), the copy's 2 n
+# sizeof(T): so a curve at the copy's height moves its bytes as fast as a copy would.
+APPLICATION_PANELS = (
+    ("stream compaction, keep x < 0 (about half)", ("cub_select_if", "11.9/compact_single_pass", "11.9/compact")),
+    ("stable partition, the same predicate", ("cub_partition_if", "11.9/partition_single_pass", "11.9/partition")),
+    ("segmented inclusive sum, a head in about 1 of 128", ("cub_inclusive_sum_by_key", "11.9/segmented_scan")),
+)
+APPLICATIONS = {name for _, names in APPLICATION_PANELS for name in names}
 
 
 def label_of(algorithm):
@@ -662,8 +689,16 @@ def plot_bandwidth(rows, out_dir, written):
     with the most rows."""
     import matplotlib.pyplot as plt
     curves = {}  # (device, type) -> {algorithm: {n: [gbps]}}
+    applications = {}  # the same, for the applications' figure (with their run's copy)
     for device, algorithm, dtype, n, gbps in rows:
-        curves.setdefault((device, dtype), {}).setdefault(algorithm, {}).setdefault(n, []).append(gbps)
+        if algorithm in APPLICATIONS:
+            applications.setdefault((device, dtype), {}).setdefault(algorithm, {}).setdefault(n, []).append(gbps)
+        else:
+            curves.setdefault((device, dtype), {}).setdefault(algorithm, {}).setdefault(n, []).append(gbps)
+    for (device, dtype), by_algorithm in applications.items():
+        copy = curves.get((device, dtype), {}).get("memcpy")
+        if copy:
+            by_algorithm["memcpy"] = copy
     for (device, dtype), by_algorithm in sorted(curves.items()):
         # One curve per kernel: of two names of one algorithm (the benchmark's and the sections'
         # runs), the one with more points.
@@ -711,6 +746,43 @@ def plot_bandwidth(rows, out_dir, written):
         bandwidth_axes(ax, f"{title}: GB/s against n\n{device}, {dtype}")
         draw_curves(ax, common_range(found))
         save(fig, out_dir, stem, written)
+    if applications:
+        plot_applications(applications, out_dir, written)
+
+
+def plot_applications(curves, out_dir, written):
+    """Section 11.9 against CUB: per device, one row of panels per element type (compaction,
+    partition, segmented scan), each with the copy. The device with the most rows also gives the
+    section page's figure, bandwidth_applications."""
+    import matplotlib.pyplot as plt
+    devices = {}
+    for device, dtype in curves:
+        devices.setdefault(device, []).append(dtype)
+    size = {d: sum(len(p) for t in devices[d] for p in curves[(d, t)].values()) for d in devices}
+    main_device = max(sorted(devices), key=lambda d: size[d])
+    for device, dtypes in sorted(devices.items()):
+        slug = re.sub(r"[^A-Za-z0-9]+", "_", device).strip("_").lower() or "gpu"
+        stems = [f"bandwidth_{slug}_applications"] + (["bandwidth_applications"] if device == main_device else [])
+        for stem in stems:
+            save(application_figure(curves, device, dtypes), out_dir, stem, written)
+
+
+def application_figure(curves, device, dtypes):
+    import matplotlib.pyplot as plt
+    dtypes = sorted(dtypes, key=lambda t: (t != "int32", t))
+    fig, axes = plt.subplots(len(dtypes), len(APPLICATION_PANELS), figsize=(16, 4.8 * len(dtypes)), squeeze=False)
+    for row, dtype in enumerate(dtypes):
+        by_algorithm = curves[(device, dtype)]
+        for col, (what, names) in enumerate(APPLICATION_PANELS):
+            ax = axes[row][col]
+            chosen = {a: by_algorithm[a] for a in names + ("memcpy",) if a in by_algorithm}
+            bandwidth_axes(ax, f"{what}, {dtype}")
+            ax.set_ylabel("GB/s = bytes the job moves / median time")
+            if any(a != "memcpy" for a in chosen):
+                draw_curves(ax, common_range(chosen))
+    fig.suptitle(f"Section 11.9 against CUB: GB/s against n (log-log)\n{device}", fontsize=11)
+    fig.tight_layout()
+    return fig
 
 
 def main(argv=None):

@@ -189,5 +189,60 @@ def main():
     return 0
 
 
+# ---- Section 11.9: the applications' figure (plots/data/*applications*.csv) ------------------------
+
+def check_applications_figure():
+    """bandwidth_applications from the committed GPU runs: every panel on log axes, at most
+    MAX_CURVES curves, each with the copy; 11.9's rows never in the scans' figures."""
+    try:
+        import matplotlib
+    except ImportError:
+        return
+    sys.path.insert(0, HERE)
+    import make_plots
+    matplotlib.use("Agg")
+    rows = []
+    for path in sorted(os.listdir(os.path.join(HERE, "data"))):
+        if path.endswith(".csv"):
+            rows += make_plots.read_bandwidth_csv(os.path.join(HERE, "data", path)) or []
+    if not any(algorithm in make_plots.APPLICATIONS for _, algorithm, _, _, _ in rows):
+        check(False, "plots/data/ holds an applications CSV (scanlab_bench --only ...,11.9/)")
+        return
+    panels = {}  # stem -> [(title, [labels], xscale, yscale)]
+
+    def keep(fig, out_dir, stem, written):
+        panels[stem] = [(ax.get_title(), [line.get_label() for line in ax.get_lines()], ax.get_xscale(),
+                         ax.get_yscale()) for ax in fig.axes]
+        import matplotlib.pyplot as plt
+        plt.close(fig)
+    real_save = make_plots.save
+    make_plots.save = keep
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            make_plots.plot_bandwidth(rows, tmp, [])
+    finally:
+        make_plots.save = real_save
+    check("bandwidth_applications" in panels, "the applications figure is drawn (bandwidth_applications)")
+    wanted = {make_plots.label_of(a) for a in make_plots.APPLICATIONS}
+    for stem, axes in panels.items():
+        labels = {label for _, curves, _, _ in axes for label in curves}
+        if stem.endswith("applications"):
+            check(len(axes) % len(make_plots.APPLICATION_PANELS) == 0 and len(axes) >= 3,
+                  f"{stem}: a row of {len(make_plots.APPLICATION_PANELS)} panels per type ({len(axes)} panels)")
+            for title, curves, xscale, yscale in axes:
+                check(0 < len(curves) <= make_plots.MAX_CURVES and make_plots.label_of("memcpy") in curves,
+                      f"{stem} '{title}': {len(curves)} curves with the copy")
+                check(xscale == "log" and yscale == "log", f"{stem} '{title}': log axes")
+            check(wanted <= labels, f"{stem}: every application and its CUB counterpart drawn "
+                  f"(missing {sorted(wanted - labels)})")
+        else:
+            check(not (labels & wanted), f"{stem}: no application among the scans ({sorted(labels & wanted)})")
+
+
+def main_with_applications():
+    check_applications_figure()
+    return main()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main_with_applications())

@@ -2,7 +2,7 @@
 // sort, allocation, segmented scan; --algorithm picks some) on the book's example (no --n, no
 // --input), on your values (--input) or on n seeded random ones (--n), verifies each against the
 // sequential algorithm, and prints Passed/FAILED, the emulator's counts (cpu backend) and, with
-// --reps, times. --trace prints the intermediate arrays (flags, their scan, starts, pairs).
+// --reps, times. --trace prints the intermediate arrays (flags, their scan, starts, head flags).
 // You do not need to change this file.
 #include <algorithm>
 #include <cstdio>

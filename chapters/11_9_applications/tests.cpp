@@ -61,11 +61,12 @@ std::string check(const Request& r, const std::string& what) {
   return what + ", n = " + std::to_string(r.n) + ": " + error + " (look at " SCANLAB_SOURCE_HINT ")";
 }
 
-// Sizes: edges of warps (32), one-element-per-thread blocks (256), single-pass tiles (2048) and the
-// look-back's tiles of 11.8 (4096), odd sizes, and enough blocks for two levels of block sums.
+// Sizes: edges of warps (32), one-element-per-thread blocks (256), single-pass tiles (2048: 8-byte
+// elements and the segmented scan; 4096: 4-byte elements, and 11.8's scan of the counts), odd sizes,
+// and many tiles.
 std::vector<std::size_t> sizes() {
   std::vector<std::size_t> s = {0, 1, 2, 31, 32, 33, 255, 256, 257, 1000, 2047, 2048, 2049, 4095, 4096, 4097, 9999};
-  s.push_back(on_gpu() ? (1u << 22) + 3 : 70001);  // many blocks; on the emulator: 35 single-pass tiles
+  s.push_back(on_gpu() ? (1u << 22) + 3 : 70001);  // many blocks; on the emulator: 18 to 35 single-pass tiles
   return s;
 }
 
@@ -121,19 +122,26 @@ INSTANTIATE_TEST_SUITE_P(Apps, Select,
                                          App::partition_single_pass),
                          [](const auto& info) { return std::string(kApps[static_cast<int>(info.param)].name); });
 
+std::vector<std::pair<std::string, std::vector<std::uint32_t>>> head_patterns(std::size_t n);
+
 #if defined(SCANLAB_LINKED_CPU)
-// The single-pass kernel numbers its tiles by ticket and looks back over its predecessors: with the
+// The single-pass kernels number their tiles by ticket and look back over their predecessors: with the
 // blocks started in reverse or random order (emulator), the tiles must still come out in order.
 TEST(SinglePass, AnyBlockOrder) {
   const emu::Settings saved = emu::settings();
   for (const char* order : {"reverse", "random"}) {
     emu::settings().block_order = emu::parse_order(order);
-    for (App app : {App::compact_single_pass, App::partition_single_pass}) {
-      const AppInput in = random_input(DType::int32, 70001, 21);
-      const std::string e = check(make_request(app, in, OpKind::add, ScanKind::inclusive), std::string(order) + " block order");
-      if (!e.empty()) {
-        emu::settings() = saved;
-        FAIL() << e;
+    for (App app : {App::compact_single_pass, App::partition_single_pass, App::segmented_scan}) {
+      AppInput in = random_input(DType::int32, 70001, 21);
+      for (auto& [label, heads] : head_patterns(in.heads.size())) {
+        in.heads = heads;
+        const std::string e = check(make_request(app, in, OpKind::add, ScanKind::inclusive),
+                                    std::string(order) + " block order, " + label);
+        if (!e.empty()) {
+          emu::settings() = saved;
+          FAIL() << e;
+        }
+        if (app != App::segmented_scan) break;  // (heads matter to the segmented scan only)
       }
     }
   }
@@ -195,6 +203,13 @@ std::vector<std::pair<std::string, std::vector<std::uint32_t>>> head_patterns(st
     if ((i / 256) % 3 == 2 && r == 100) edges[i] = 1;
   }
   p.push_back({"heads at block boundaries", edges});
+  // One head on the first (then on the last) element of every third single-pass tile (2048 elements:
+  // 128 threads of 16), none elsewhere: a tile whose only head is at its edge, then tiles without any.
+  for (std::size_t offset : {std::size_t{0}, std::size_t{2047}}) {
+    std::vector<std::uint32_t> h(n, 0);
+    for (std::size_t i = 2048 + offset; i < n; i += 3 * 2048) h[i] = 1;
+    p.push_back({offset == 0 ? "a head on a tile's first element" : "a head on a tile's last element", h});
+  }
   return p;
 }
 
@@ -216,9 +231,9 @@ TEST(SegmentedScan, EveryOperatorKindAndHeadPattern) {
   }
 }
 
-TEST(SegmentedScan, ManyBlocksTwoLevels) {
+TEST(SegmentedScan, ManyTiles) {
   SKIP_WITHOUT_DEVICE();
-  const std::size_t n = on_gpu() ? (1u << 22) + 7 : 70001;  // more than 256 x 256: two levels of block sums
+  const std::size_t n = on_gpu() ? (1u << 22) + 7 : 70001;  // 35 tiles on the emulator, 2049 on a GPU
   for (ScanKind kind : kAllKinds) {
     for (auto& [label, heads] : head_patterns(n)) {
       AppInput in = make_app_input(make_input(DType::int32, OpKind::add, n, 8), 1);

@@ -2,18 +2,18 @@
 /// \brief Section 11.9: the host side of the applications: workspaces, and the launches of each one
 /// (applications.cuh has the kernels). Compiled once per backend, included by launch.cpp.
 ///
-/// The scans are the lab's SOLUTIONS, whichever build this is: section 11.8's decoupled look-back
-/// scan for the counts (s11_8::DecoupledLookbackScan) and section 11.6's hierarchical scan for the
-/// pairs of the segmented scan. So a grade for 11.9 depends on the 11.9 files only.
+/// The scan is the lab's SOLUTION, whichever build this is: section 11.8's decoupled look-back scan
+/// for the counts (s11_8::DecoupledLookbackScan), and 11.8's look-back in the single-pass kernels. So
+/// a grade for 11.9 depends on the 11.9 files only.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <utility>
 
 #include "applications.cuh"
 #include "decoupled_lookback_scan.hpp"
-#include "hierarchical_host.hpp"
 #include "scanlab/launcher.hpp"
 
 namespace scanlab::s11_9 {
@@ -73,73 +73,78 @@ inline void allocate(const Count* d_sizes, Count* d_starts, std::size_t n, Count
          static_cast<const Count*>(d_starts), n, d_out, d_total);
 }
 
-/// Section 11.6's section scan for the segmented scan: this file's Kogge-Stone block scan, kThreads
-/// elements per section.
-struct BlockScanSections {
-  static constexpr std::size_t section_size = kThreads;
-  template <class T, class Op>
-  static void scan_sections(const T* d_in, T* d_out, std::size_t n, Op op, T* d_block_sums) {
-    launch(block_scan_kernel<T, Op>, {"block_scan_kernel", grid_for(n), dim3(kThreads), kThreads * sizeof(T)},
-           d_in, d_out, n, op, d_block_sums);
-  }
-};
-
-/// Workspace of a segmented scan of up to n elements of T.
-template <class T>
-struct SegmentedWorkspace {
-  explicit SegmentedWorkspace(std::size_t n)
-      : pairs(n), sums(s11_6::block_sums_elements(n, BlockScanSections::section_size)) {}
-  static std::size_t bytes(std::size_t n) {
-    return (n + s11_6::block_sums_elements(n, BlockScanSections::section_size)) * sizeof(Flagged<T>);
-  }
-  DeviceBuffer<Flagged<T>> pairs, sums;
-};
-
-/// Segmented scan of x (segments start where heads[i] = 1; element 0 always starts one) into y: pack
-/// the pairs, one inclusive scan of the pairs with SegmentedOp (section 11.6's hierarchical scan, so
-/// segment boundaries fall inside blocks and between them), unpack. n > 0.
-template <class T, class Op>
-void segmented_scan(const T* d_x, const Count* d_heads, T* d_y, std::size_t n, Op op, bool exclusive,
-                    SegmentedWorkspace<T>& ws) {
-  launch(pack_kernel<T>, {"pack_kernel", grid_for(n), dim3(kThreads)}, d_x, d_heads, n, ws.pairs.data());
-  s11_6::hierarchical_scan<BlockScanSections>(static_cast<const Flagged<T>*>(ws.pairs.data()), ws.pairs.data(), n,
-                                              SegmentedOp<Op>{op}, false, ws.sums.data());
-  launch(unpack_kernel<T, Op>, {"unpack_kernel", grid_for(n), dim3(kThreads)},
-         static_cast<const Flagged<T>*>(ws.pairs.data()), d_heads, n, d_y, exclusive);
-}
-
-/// The single-pass compaction / partition's tile shape: 128 threads of 16 elements.
+/// The single-pass kernels' tile shapes, tuned as section 11.8's scan (16 KiB tiles of 128 threads):
+/// compaction and partition 32 elements per thread of 4 bytes, 16 of 8 bytes; the segmented scan
+/// 16 values and 16 heads per thread.
 inline constexpr int kFusedThreads = 128;
-inline constexpr int kFusedItems = 16;
-inline constexpr std::size_t kFusedTile = std::size_t{kFusedThreads} * kFusedItems;
+template <class T>
+inline constexpr int kFusedItems = sizeof(T) == 4 ? 32 : 16;
+inline constexpr int kSegmentedItems = 16;
 
-/// Workspace of the single-pass kernel: ticket counter and tile statuses (of counts), with 11.8's
-/// launch epochs (no clearing between launches).
-struct FusedWorkspace {
-  explicit FusedWorkspace(std::size_t n)
-      : tiles(ceil_div(n, kFusedTile)), words(lookback::workspace_words<Count>(ceil_div(n, kFusedTile))), count(1) {
+/// A single-pass workspace: ticket counter and tile statuses (section 11.8's, values of type V),
+/// with 11.8's launch epochs (no clearing between launches). Sized for `tiles` tiles.
+template <class V>
+struct LookbackWorkspace {
+  explicit LookbackWorkspace(std::size_t tiles_) : tiles(tiles_), words(lookback::workspace_words<V>(tiles_)) {
     words.fill(0);
   }
-  static std::size_t bytes(std::size_t n) {
-    return lookback::workspace_words<Count>(ceil_div(n, kFusedTile)) * sizeof(unsigned long long);
+  static std::size_t bytes(std::size_t tiles) {
+    return lookback::workspace_words<V>(tiles) * sizeof(unsigned long long);
+  }
+  /// The statuses of the next launch over `needed` tiles.
+  lookback::TileStatusArray next_launch(std::size_t needed, const char* what) {
+    if (needed > tiles) {
+      throw Error(std::string(what) + ": the workspace is too small for " + std::to_string(needed) + " tiles");
+    }
+    if (epochs.advance()) words.fill(0);
+    return {words.data(), words.data() + 2, epochs.current};
   }
   std::size_t tiles;
   DeviceBuffer<unsigned long long> words;
-  DeviceBuffer<Count> count;
   ::LaunchEpochs epochs;
+};
+
+/// Workspace of the single-pass compaction / partition of up to n elements of any type (sized for
+/// the smaller tiles, of 8-byte types), and the count of kept elements.
+struct FusedWorkspace {
+  static constexpr std::size_t kSmallestTile = std::size_t{kFusedThreads} * kFusedItems<std::uint64_t>;
+  explicit FusedWorkspace(std::size_t n) : lookback(ceil_div(n, kSmallestTile)), count(1) {}
+  static std::size_t bytes(std::size_t n) { return LookbackWorkspace<Count>::bytes(ceil_div(n, kSmallestTile)); }
+  LookbackWorkspace<Count> lookback;
+  DeviceBuffer<Count> count;
 };
 
 /// Compaction (d_rejected null) or stable partition into two arrays (kept into d_selected, rejected
 /// into d_rejected, each in order) in ONE launch. The count is left in ws.count[0]. 0 < n.
 template <class T, class Pred>
 void select_single_pass(const T* d_in, T* d_selected, T* d_rejected, std::size_t n, Pred pred, FusedWorkspace& ws) {
-  const std::size_t tiles = ceil_div(n, kFusedTile);
-  if (tiles > ws.tiles) throw Error("single-pass select: the workspace is too small for n = " + std::to_string(n));
-  if (ws.epochs.advance()) ws.words.fill(0);
-  const lookback::TileStatusArray status{ws.words.data(), ws.words.data() + 2, ws.epochs.current};
-  launch(select_single_pass_kernel<kFusedThreads, kFusedItems, T, Pred>,
+  constexpr int kItems = kFusedItems<T>;
+  const std::size_t tiles = ceil_div(n, std::size_t{kFusedThreads} * kItems);
+  const lookback::TileStatusArray status = ws.lookback.next_launch(tiles, "single-pass select");
+  launch(select_single_pass_kernel<kFusedThreads, kItems, T, Pred>,
          {"select_single_pass_kernel", dim3(static_cast<unsigned>(tiles)), dim3(kFusedThreads)}, d_in, d_selected,
          d_rejected, n, pred, status, ws.count.data());
+}
+
+/// Workspace of a segmented scan of up to n elements of T.
+template <class T>
+struct SegmentedWorkspace : LookbackWorkspace<T> {
+  static constexpr std::size_t kTile = std::size_t{kFusedThreads} * kSegmentedItems;
+  explicit SegmentedWorkspace(std::size_t n) : LookbackWorkspace<T>(ceil_div(n, kTile)) {}
+  static std::size_t bytes(std::size_t n) { return LookbackWorkspace<T>::bytes(ceil_div(n, kTile)); }
+};
+
+/// Segmented scan of x (segments start where heads[i] = 1; element 0 always starts one) into y, in
+/// ONE launch: section 11.8's look-back scan of (head, value) pairs with SegmentedOp, so segment
+/// boundaries fall inside tiles and between them. n > 0.
+template <class T, class Op>
+void segmented_scan(const T* d_x, const Count* d_heads, T* d_y, std::size_t n, Op op, bool exclusive,
+                    SegmentedWorkspace<T>& ws) {
+  const std::size_t tiles = ceil_div(n, SegmentedWorkspace<T>::kTile);
+  const lookback::TileStatusArray status = ws.next_launch(tiles, "segmented scan");
+  launch(segmented_scan_single_pass_kernel<kFusedThreads, kSegmentedItems, T, Op>,
+         {"segmented_scan_single_pass_kernel", dim3(static_cast<unsigned>(tiles)), dim3(kFusedThreads)}, d_x, d_heads,
+         d_y, n, op, exclusive, status);
 }
 
 }  // namespace scanlab::s11_9
