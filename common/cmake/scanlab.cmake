@@ -26,10 +26,12 @@ set(SCANLAB_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 # compute-sanitizer's checkers, run on a solution program's every kernel (label "sanitize"): registered
 # when the cuda backend is built and compute-sanitizer is found, skipped at run time without a GPU.
 # `ctest -L sanitize` runs them all on a GPU machine. Extra program arguments (say, a small --n for
-# the multi-block sections: racecheck is slow) come after the section ID.
+# the multi-block sections: racecheck is slow) come after the section ID and the source. A grading
+# build (no solutions) runs them on the student's program, as graded tests (label "exercise"): a
+# missing barrier that the GPU's timing hides shows up in racecheck.
 find_program(SCANLAB_COMPUTE_SANITIZER compute-sanitizer
              HINTS "${CUDAToolkit_BIN_DIR}" /usr/local/cuda/bin /opt/cuda/bin)
-function(scanlab_add_sanitizer_tests program section)
+function(scanlab_add_sanitizer_tests program section source)
   if(NOT SCANLAB_HAVE_CUDA OR NOT SCANLAB_COMPUTE_SANITIZER)
     return()
   endif()
@@ -38,13 +40,17 @@ function(scanlab_add_sanitizer_tests program section)
     foreach(run IN ITEMS "int32;--inclusive" "double;--exclusive")
       list(GET run 0 type)
       list(GET run 1 kind)
-      set(name "${section}.sanitize.${tool}.${type}")
+      if(source STREQUAL "solution")
+        set(name "${section}.sanitize.${tool}.${type}")
+      else()
+        set(name "${section}.${source}.cuda.sanitize.${tool}.${type}")  # graded with the cuda tests
+      endif()
       add_test(NAME "${name}"
                COMMAND "${SCANLAB_COMPUTE_SANITIZER}" --tool ${tool} --error-exitcode 3
                        $<TARGET_FILE:${program}> --backend cuda --reps 0 --type ${type} ${kind} ${ARGN})
       # Zero reports: --error-exitcode fails a run with errors; the summaries also count racecheck's
       # warnings ("RACECHECK SUMMARY: 2 hazards displayed (0 errors, 2 warnings)"), which must be 0 too.
-      set_tests_properties("${name}" PROPERTIES LABELS "sanitize;${section};cuda" TIMEOUT 600
+      set_tests_properties("${name}" PROPERTIES LABELS "sanitize;${section};cuda;${source}" TIMEOUT 600
                            SKIP_REGULAR_EXPRESSION "no CUDA GPU is available"
                            FAIL_REGULAR_EXPRESSION "ERROR SUMMARY: [1-9];\\(([1-9][0-9]* errors|[0-9]+ errors, [1-9][0-9]* warnings)")
     endforeach()
@@ -411,8 +417,11 @@ function(scanlab_add_section)
     if(SCANLAB_BUILD_TESTS AND source STREQUAL "solution" AND SCANLAB_HAVE_CPU)
       scanlab_add_cli_tests(${program} ${S_ID} ${S_IN_BLOCK})
     endif()
-    if(SCANLAB_BUILD_TESTS AND source STREQUAL "solution")
-      scanlab_add_sanitizer_tests(${program} ${S_ID} ${S_SANITIZE_ARGS})
+    if(SCANLAB_BUILD_TESTS AND (source STREQUAL "solution" OR NOT SCANLAB_BUILD_SOLUTIONS))
+      scanlab_add_sanitizer_tests(${program} ${S_ID} ${source} ${S_SANITIZE_ARGS})
+      if(source STREQUAL "exercise" AND TARGET test_${id}_exercise_cuda AND SCANLAB_COMPUTE_SANITIZER)
+        add_dependencies(test_${id}_exercise_cuda ${program})  # ./lab grade builds the test programs
+      endif()
     endif()
   endforeach()
 

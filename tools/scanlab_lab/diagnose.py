@@ -14,11 +14,13 @@ KINDS = ["crash", "timeout", "deadlock", "barrier divergence", "memory error", "
 
 PATTERNS = [  # (kind, regex), the first match wins
     ("deadlock", r"watchdog: no progress|deadlock: .*no thread can continue|\bdeadlock\b"),
-    ("barrier divergence", r"barrier divergence|meet in different warp operations|"
+    ("barrier divergence", r"barrier divergence|meet in different warp operations|Barrier error detected|"
                            r"calls __\w+_sync with (mask|width)|exited, but .* for it"),
     ("memory error", r"memory error: |stack overflow|AddressSanitizer|out of bounds|"
-                     r"invalid (global |shared )?(read|write|address)|outside (the|its) (array|buffer|allocation)"),
-    ("race", r"depends on the order of the threads|a race\b|data race"),
+                     r"invalid (global |shared )?(read|write|address)|outside (the|its) (array|buffer|allocation)|"
+                     r"Invalid __\w+__ (read|write|atomic)|Uninitialized __global__ memory read|"
+                     r"illegal memory access|misaligned address"),
+    ("race", r"depends on the order of the threads|a race\b|data race|Race reported between"),
     ("wrong value", r"elements? wrong|never written|, expected |is not within|tolerance|"
                     r"^Expected equality of these values|^Value of: |^Expected: "),
 ]
@@ -148,6 +150,9 @@ def diagnose(name, output, status="Failed", time_s=0.0) -> Diagnosis:
             return Diagnosis("memory error", words)
         head = f"crashed (the test program stopped before the test finished) in {name}"
         return Diagnosis("crash", "\n".join(x for x in (head, words) if x))
+    report = sanitizer_report(output)
+    if report:
+        return Diagnosis(kind_of(report), report)
     if not messages:
         return Diagnosis("other", last_words(output) or f"{name} failed without a message: see the ctest log")
     kind = kind_of(said)
@@ -166,3 +171,27 @@ def last_words(output, count=3) -> str:
                 and not line.startswith("[-"):
             lines.append(line.rstrip())
     return "\n".join(lines[-count:])
+
+
+SANITIZER_LINE = re.compile(r"^========= ?(.*)$")
+
+
+def sanitizer_report(output, count=5) -> str:
+    """compute-sanitizer's first report (memcheck, racecheck, synccheck, initcheck), its first lines:
+    what happened, where (kernel, file:line), and by which thread; "" if the output has none."""
+    lines, inside = [], False
+    for line in output.splitlines():
+        m = SANITIZER_LINE.match(line)
+        if not m:
+            continue
+        text = m.group(1).rstrip()
+        if not inside:
+            inside = bool(text) and not text.startswith(("COMPUTE-SANITIZER", "ERROR SUMMARY", "RACECHECK SUMMARY",
+                                                          "Program hit", "Target application"))
+        if inside:
+            if not text or text.lstrip().startswith(("Saved host backtrace", "Host Frame", "Device Frame")):
+                break
+            lines.append(" ".join(text.split()))
+            if len(lines) == count:
+                break
+    return "compute-sanitizer: " + "\n".join(lines) if lines else ""

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,10 +33,11 @@ std::optional<std::string> unavailable(const AlgorithmTable& table);
 /// Runs `algorithm` on a fresh seeded input of each size and returns "" if every output verifies,
 /// else the first failure's message (with the size and what to look at). When `ran` is given, it
 /// says whether the run behind that failure ended (a wrong output) or did not (an error: an
-/// exception, a deadlock, the watchdog); with no failure it is true.
+/// exception, a deadlock, the watchdog); with no failure it is true. `failed_n`, when given, gets
+/// the size that failed.
 std::string check_sizes(const Algorithm& algorithm, DType type, OpKind op, ScanKind kind,
                         const std::vector<std::size_t>& sizes, bool in_place = false, std::uint64_t seed = 1,
-                        bool* ran = nullptr);
+                        bool* ran = nullptr, std::size_t* failed_n = nullptr);
 
 /// cpu backend: runs one problem under forward, reverse and random thread orders; "" if the outputs
 /// agree, else which order differed (and where). A wrong output that changes with the order of the
@@ -48,9 +50,12 @@ std::string race_check(const Algorithm& algorithm, DType type, OpKind op, ScanKi
 /// filled with other bytes; "" if every output verifies, else what went wrong and under what.
 std::string schedule_check(const Algorithm& algorithm, DType type, OpKind op, ScanKind kind, std::size_t n);
 
-/// cpu backend: after a failure, where the launches since the last call made blocks wait for other
-/// blocks, as a hint that a block reads before its wait (empty if none, or no failure).
-std::string blocks_hint(const std::string& failure);
+/// cpu backend: after a wrong output, runs `in_index_order` with one block at a time in index order,
+/// so every block's predecessors have finished. A pass there means the result depends on the order
+/// of the blocks: a race between blocks (a read of another block's data before, or without, a wait on
+/// its flag), said with the places where blocks waited. Else, where blocks waited, a hint naming
+/// those places. Empty if no failure.
+std::string blocks_hint(const std::string& failure, const std::function<std::string()>& in_index_order);
 
 struct GradingOptions {
   std::string source_hint;   ///< where a student should look, e.g. "exercises/11_2_kogge_stone/"
