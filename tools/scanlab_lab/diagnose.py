@@ -150,7 +150,7 @@ def diagnose(name, output, status="Failed", time_s=0.0) -> Diagnosis:
             return Diagnosis("memory error", words)
         head = f"crashed (the test program stopped before the test finished) in {name}"
         return Diagnosis("crash", "\n".join(x for x in (head, words) if x))
-    report = sanitizer_report(output)
+    report = sanitizer_report(output) or program_failure(output)
     if report:
         return Diagnosis(kind_of(report), report)
     if not messages:
@@ -174,6 +174,8 @@ def last_words(output, count=3) -> str:
 
 
 SANITIZER_LINE = re.compile(r"^========= ?(.*)$")
+SANITIZER_NOISE = ("COMPUTE-SANITIZER", "ERROR SUMMARY", "RACECHECK SUMMARY", "Program hit", "Target application")
+PROGRAM_FAILURE = re.compile(r"^\s*FAILED: (.+)$", re.MULTILINE)
 
 
 def sanitizer_report(output, count=5) -> str:
@@ -186,8 +188,7 @@ def sanitizer_report(output, count=5) -> str:
             continue
         text = m.group(1).rstrip()
         if not inside:
-            inside = bool(text) and not text.startswith(("COMPUTE-SANITIZER", "ERROR SUMMARY", "RACECHECK SUMMARY",
-                                                          "Program hit", "Target application"))
+            inside = bool(text) and not text.startswith(SANITIZER_NOISE)
         if inside:
             if not text or text.lstrip().startswith(("Saved host backtrace", "Host Frame", "Device Frame")):
                 break
@@ -195,3 +196,10 @@ def sanitizer_report(output, count=5) -> str:
             if len(lines) == count:
                 break
     return "compute-sanitizer: " + "\n".join(lines) if lines else ""
+
+
+def program_failure(output) -> str:
+    """The first "FAILED: ..." line of a section program run outside GoogleTest (the sanitizer tests
+    run the program; a kernel that fails on its own there says so in its results)."""
+    m = PROGRAM_FAILURE.search(output)
+    return f"the program failed: {m.group(1).strip()}" if m else ""

@@ -171,3 +171,33 @@ class Messages(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Sanitizer(unittest.TestCase):
+    """compute-sanitizer on a student's program (./lab grade on an H100, cuda backend): the tool's
+    first report, or the program's own failure when the tool saw nothing."""
+
+    def test_racecheck_is_a_race_with_the_kernel(self):
+        d = diagnosed("sanitizer-barrier", "11.2.exercise.cuda.sanitize.racecheck.int32")
+        self.assertEqual(d.kind, "race")
+        self.assertTrue(d.why.startswith("compute-sanitizer: Error: Race reported between Read access at "))
+        self.assertIn("kogge_stone_scan_kernel<int", d.why)
+        self.assertNotIn("Host Frame", d.why)
+
+    def test_a_wrong_result_under_synccheck_is_a_wrong_value(self):
+        d = diagnosed("sanitizer-barrier", "11.2.exercise.cuda.sanitize.synccheck.int32")
+        self.assertEqual(d.kind, "wrong value")
+        self.assertTrue(d.why.startswith("the program failed: int32 add inclusive scan, n = 1024: element 64"))
+
+    def test_memcheck_names_the_access_and_the_thread(self):
+        d = diagnosed("sanitizer-memory", "11.2.exercise.cuda.sanitize.memcheck.double")
+        self.assertEqual(d.kind, "memory error")
+        self.assertEqual(d.why.splitlines()[0], "compute-sanitizer: Invalid __shared__ write of size 8 bytes")
+        self.assertIn("by thread (1023,0,0) in block (0,0,0)", d.why)
+        self.assertNotIn("Saved host backtrace", d.why)
+
+    def test_an_illegal_address_is_a_memory_error(self):
+        for test in ("11.2.exercise.cuda.sanitize.racecheck.double", "11.2.exercise.cuda.Grading.kogge_stone.int32_add_exclusive"):
+            d = diagnosed("sanitizer-memory", test)
+            self.assertEqual(d.kind, "memory error", test)
+            self.assertIn("cudaErrorIllegalAddress", d.why)
