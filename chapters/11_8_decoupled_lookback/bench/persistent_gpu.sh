@@ -11,7 +11,8 @@
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck, initcheck on scanlab_11_8 (both kernels):
 #             the ctest runs (n = 20001: the persistent kernel's small shape), then the same four tools
 #             at n = 300001 (its large shape, a partial last tile)
-#   bench     scanlab_bench, n = 2^10 .. 2^29, int32, float, int64, double -> bench.csv
+#   bench     scanlab_bench, n = 2^BENCH_MIN_LOG2 (default 10) .. 2^29, BENCH_TYPES (default int32,
+#             float, int64, double) -> bench.csv; BENCH_TIMEOUT seconds at most (default 330)
 #   sweep     the persistent kernel's shapes (warps x items x stages) at SWEEP_LOG2 (default
 #             10,12,14,16,18,20,22,24,28) for SWEEP_TYPES (default int32,int64) -> sweep.csv
 #   ncu       Nsight Compute on the tuned kernel at 2^28 int32 (DRAM throughput, warp stall reasons) -> ncu.txt
@@ -68,7 +69,7 @@ fi
 if wants bench; then
   step "benchmark: memcpy, CUB, Thrust, 11.8 look-back, persistent; n = 2^10 .. 2^29, four types"
   timeout "${BENCH_TIMEOUT:-330}" "$bench" --no-sections --only persistent,decoupled_lookback,cub_inclusive_sum,thrust,memcpy \
-    --min-log2 10 --max-log2 29 --types int32,float,int64,double \
+    --min-log2 "${BENCH_MIN_LOG2:-10}" --max-log2 29 --types "${BENCH_TYPES:-int32,float,int64,double}" \
     --csv "$OUT/bench.csv" >"$OUT/bench.log" 2>&1 || fail "benchmark (see bench.log)"
   grep -E "FAILED" "$OUT/bench.log" | head -10
   sed -n '/persistent (median us)/,$p' "$OUT/bench.log"
