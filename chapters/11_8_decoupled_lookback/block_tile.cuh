@@ -170,6 +170,29 @@ __device__ __forceinline__ T warp_reduce_in_order(T v, Op op, unsigned lane) {
   return v;
 }
 
+/// The last step of a tile's scan, for a thread holding `Items` consecutive elements of it: its
+/// exclusive prefix is the tile's (`tile_exclusive`, from the look-back) (+) the warps before its
+/// own (`warp_prefix`) (+) the lanes before it in its warp (`lower_lane`, lane l - 1's inclusive
+/// warp-scan value; nothing for lane 0). Then a sequential scan of the items after that prefix:
+/// inclusive, or exclusive (each item replaced by what came before it).
+template <int Items, class T, class Op>
+__device__ __forceinline__ void scan_thread_items(T (&items)[Items], T tile_exclusive, T warp_prefix, T lower_lane,
+                                                  unsigned lane, Op op, bool exclusive) {
+  T running = op(tile_exclusive, op(warp_prefix, lane == 0 ? Op::identity() : lower_lane));
+  if (exclusive) {
+    SCANLAB_UNROLL for (int i = 0; i < Items; ++i) {
+      const T xi = items[i];
+      items[i] = running;
+      running = op(running, xi);
+    }
+  } else {
+    SCANLAB_UNROLL for (int i = 0; i < Items; ++i) {
+      running = op(running, items[i]);
+      items[i] = running;
+    }
+  }
+}
+
 /// The highest set bit of a non-zero mask (the nearest predecessor, in a look-back window).
 __device__ __forceinline__ int highest_lane(unsigned mask) {
 #if defined(SCANLAB_BACKEND_CUDA)

@@ -28,8 +28,12 @@
 /// | stage barriers `full`, `empty`    | `mbarrier` in shared memory               | a counter + phase bit, atomics   |
 /// | tile into a stage                 | `cp.async.bulk` (complete_tx on `full`)   | the producer warp copies it      |
 /// | scan warps among themselves       | named barrier `bar.sync 1, 32*Warps`      | a counter + phase bit, atomics   |
-/// The stages hold only whole 16-byte chunks below n, and nothing for a misaligned x: the warps read
-/// the rest of the last tile (and every tile of a misaligned x) from x directly.
+/// The stages hold only what bulk copies wrote: whole 16-byte chunks below n, and nothing for a
+/// misaligned x. The warps read the rest of the last tile (and every tile of a misaligned x) from x
+/// directly, and learn the stage's tile number through a shared atomic. So no thread ever writes a
+/// stage or the stage's tile number with an ordinary store that only an mbarrier orders before
+/// another warp's read: compute-sanitizer racecheck does not count mbarrier arrive/wait as
+/// synchronisation and reports such pairs as hazards (an earlier version did both, for the tail tile).
 ///
 /// Contract: as decoupled_lookback.cuh (inclusive or exclusive, any n, in place allowed, any alignment;
 /// one workspace per stream at a time).
@@ -51,21 +55,32 @@
 namespace lookback::pipeline {
 
 /// Scan warps, elements per thread and ring stages, tuned for sm_90 (H100) by the sweep in
-/// plots/data/h100_persistent_sweep_2026-11-25.csv (the README's table). A tile is 32 * kWarps *
-/// kItems elements: 32 KiB of 4-byte values in 3 stages (one block of 10 warps per SM), 16 KiB of
-/// 8-byte values in 4 stages (two blocks of 6 warps per SM).
+/// plots/data/h100_persistent_sweep_2026-11-25.csv. A tile is 32 * kWarps * kItems elements: 32 KiB
+/// of 4-byte values in 3 stages (one block of 10 warps per SM), 16 KiB of 8-byte values in 4 stages
+/// (two blocks of 6 warps per SM).
+/// Small scans (at most kSmallMaxBytes of input) take the kSmall* shape instead: smaller tiles, so that
+/// more SMs share the work and a tile's chain of latencies (copy, reduce, look-back) is shorter.
 /// On the cpu backend a smaller block (2 scan warps, 2 stages): the same code, with fewer threads
-/// spinning on emulated barriers and smaller tiles for the tests' sizes.
+/// spinning on emulated barriers and smaller tiles for the tests' sizes; its small shape covers up to
+/// two of its tiles, so that the tests run both shapes.
 template <class T>
 struct PersistentTuning {
 #if defined(SCANLAB_BACKEND_CPU)
   static constexpr int kWarps = 2;
   static constexpr int kItems = sizeof(T) == 4 ? 32 : 16;
   static constexpr int kStages = 2;
+  static constexpr int kSmallWarps = 2;
+  static constexpr int kSmallItems = sizeof(T) == 4 ? 8 : 4;
+  static constexpr int kSmallStages = 2;
+  static constexpr std::size_t kSmallMaxBytes = 2 * 32 * kWarps * kItems * sizeof(T);
 #else
   static constexpr int kWarps = sizeof(T) == 4 ? 8 : 4;
   static constexpr int kItems = sizeof(T) == 4 ? 32 : 16;
   static constexpr int kStages = sizeof(T) == 4 ? 3 : 4;
+  static constexpr int kSmallWarps = 4;
+  static constexpr int kSmallItems = sizeof(T) == 4 ? 16 : 8;
+  static constexpr int kSmallStages = sizeof(T) == 4 ? 4 : 8;
+  static constexpr std::size_t kSmallMaxBytes = std::size_t{1} << 20;
 #endif
 };
 
@@ -232,11 +247,9 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
   __shared__ unsigned long long reduced[Stages];  // the reducer has published the tile's aggregate
   __shared__ unsigned long long empty[Stages];  // every scan warp has read the stage
   __shared__ unsigned long long scan_barrier;   // emulated named barrier (no TMA)
-  // What is in a stage: tile number (low half; >= tiles: stop) and how many of its 16-byte chunks the
-  // copy brought (high half; the rest, past n or misaligned, are read from x directly). Written and
-  // read with atomics: racecheck does not see the mbarriers order ordinary shared-memory accesses.
+  // Which tile is in a stage (>= tiles: stop; kSkipStage: a wrong guess). Written and read with
+  // atomics: racecheck does not take the mbarriers as ordering ordinary shared-memory accesses.
   __shared__ unsigned stage_tile[Stages];
-  __shared__ unsigned stage_count[Stages];
   __shared__ T warp_totals[Warps];
   __shared__ T tile_exclusive;
   scanlab::trace_shared("warp_totals", warp_totals, Warps);
@@ -254,15 +267,19 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
   }
   __syncthreads();  // the last block-wide barrier: from here on the roles run apart
 
-  // The stage's tile number and chunk count (lane 0 reads, the warp gets them), and chunk c of a tile
-  // whose first `count` chunks are in `stage`: from there, else from x (elements past n: identity).
-  const auto read_stage_info = [&](unsigned s, unsigned& tile, unsigned& count) {
-    if (lane == 0) {
-      tile = atomicAdd(&stage_tile[s], 0u);
-      count = atomicAdd(&stage_count[s], 0u);
-    }
-    tile = __shfl_sync(lb::kFullWarp, tile, 0);
-    count = __shfl_sync(lb::kFullWarp, count, 0);
+  // How many 16-byte chunks of tile `t` the producer copies into its stage: all of them, but for the
+  // last tile (the whole chunks below n) and a misaligned x (none). Every warp works it out itself.
+  const bool x_aligned = reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
+  const auto copied_chunks = [&](unsigned t) -> unsigned {
+    if (!x_aligned) return 0;
+    return static_cast<unsigned>(std::min<std::size_t>(kTileChunks, (n - static_cast<std::size_t>(t) * kTile) / E));
+  };
+  // The stage's tile number (lane 0 reads it, the warp gets it), and chunk c of a tile whose first
+  // `count` chunks are in `stage`: from there, else from x (elements past n: identity).
+  const auto stage_tile_number = [&](unsigned s) {
+    unsigned tile = 0;
+    if (lane == 0) tile = atomicAdd(&stage_tile[s], 0u);
+    return __shfl_sync(lb::kFullWarp, tile, 0);
   };
   const auto chunk_at = [&](const lb::Chunk<T>* stage, unsigned tile, unsigned count, int c) {
     if (static_cast<unsigned>(c) < count) return stage[c];
@@ -274,27 +291,22 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
 
   if (warp == Warps + 1) {
     // ---- producer: tickets and copies, up to Stages tiles ahead of the scan warps -----------------
-    const bool x_aligned = reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
-    // Starts copying tile `t` into stage `s` and returns how many chunks it copies: all of them,
-    // except for the last tile (only the whole chunks below n) and a misaligned x (none: the other
-    // warps read those from x). Only bulk copies write the stages on sm_90. The caller's arrival on
-    // full[s] completes the phase once the bytes have landed too.
-    const auto start_copy = [&](unsigned t, unsigned s) -> unsigned {
-      const std::size_t first = static_cast<std::size_t>(t) * kTile;
-      unsigned count = 0;
-      if (x_aligned) count = static_cast<unsigned>(std::min<std::size_t>(kTileChunks, (n - first) / E));
-      if (count == 0) return 0;
+    // Starts copying tile `t` into stage `s`. Only bulk copies write the stages on sm_90. The caller's
+    // arrival on full[s] completes the phase once the bytes have landed too.
+    const auto start_copy = [&](unsigned t, unsigned s) {
+      const unsigned count = copied_chunks(t);
+      if (count == 0) return;
+      const T* src = x + static_cast<std::size_t>(t) * kTile;
       lb::Chunk<T>* dst = stage_data + s * kTileChunks;
 #if defined(SCANLAB_PIPELINE_TMA)
       if (lane == 0) {
         pl::barrier_expect_tx(&full[s], count * 16u);
-        pl::bulk_load(dst, x + first, count * 16u, &full[s]);
+        pl::bulk_load(dst, src, count * 16u, &full[s]);
       }
 #else
-      for (unsigned c = lane; c < count; c += 32) dst[c] = lb::load_chunk(x + first + static_cast<std::size_t>(c) * E);
+      for (unsigned c = lane; c < count; c += 32) dst[c] = lb::load_chunk(src + static_cast<std::size_t>(c) * E);
       __syncwarp();
 #endif
-      return count;
     };
     // Every block stops at its first ticket >= tiles, so a launch hands out tiles + gridDim.x tickets;
     // whoever takes the last one rewinds the counter for the next launch.
@@ -307,9 +319,8 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
       }
       return __shfl_sync(lb::kFullWarp, tile, 0);
     };
-    const auto publish_stage = [&](unsigned s, unsigned tile, unsigned count) {
+    const auto publish_stage = [&](unsigned s, unsigned tile) {
       if (lane == 0) {
-        atomicExch(&stage_count[s], count);
         atomicExch(&stage_tile[s], tile);
         pl::barrier_arrive(&full[s]);
       }
@@ -323,12 +334,12 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
       const unsigned s = round % Stages;
       pl::barrier_wait(&empty[s], ((round / Stages) & 1u) ^ 1u);  // its previous tile was read
       if (round == 0 && blockIdx.x < tiles) {
-        const unsigned count = start_copy(blockIdx.x, s);
+        start_copy(blockIdx.x, s);
         tile = take_ticket();
         if (tile == blockIdx.x) {
-          publish_stage(s, tile, count);
+          publish_stage(s, tile);
         } else {
-          publish_stage(s, pl::kSkipStage, count);
+          publish_stage(s, pl::kSkipStage);
           have_ticket = true;
         }
         continue;
@@ -336,11 +347,11 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
       if (!have_ticket) tile = take_ticket();
       have_ticket = false;
       if (tile >= tiles) {
-        publish_stage(s, tiles, 0);  // tells the other warps to stop
+        publish_stage(s, tiles);  // tells the other warps to stop
         return;
       }
-      const unsigned count = start_copy(tile, s);
-      publish_stage(s, tile, count);
+      start_copy(tile, s);
+      publish_stage(s, tile);
     }
   }
 
@@ -348,41 +359,56 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     // ---- reducer: publishes each tile's aggregate as soon as the tile has arrived ---------------------
     // (Not only when the scan warps get to it: they may be waiting for an earlier tile's look-back, and
     // later tiles' look-backs need this aggregate. Without this warp, every tile queued in a ring
-    // would hold up the look-backs of the tiles after it.) Rows of 32 chunks, in order: lane l
-    // combines its chunk, then the warp combines the 32 lanes in lane order (`last` is not
-    // commutative).
+    // would hold up the look-backs of the tiles after it.)
+    // Lane l reads chunks l, 32 + l, 64 + l, ... (rows of 32 chunks: conflict-free 16-byte reads).
+    // A commutative operator combines each lane's column and then the 32 lanes once; `last` (not
+    // commutative) needs the elements in order, so it combines row by row, each row in lane order.
+    constexpr bool kCommutative = Op::kind != scanlab::OpKind::last;
     for (unsigned round = 0;; ++round) {
       const unsigned s = round % Stages;
       pl::barrier_wait(&full[s], (round / Stages) & 1u);
-      unsigned tile = 0, count = 0;
-      read_stage_info(s, tile, count);
+      const unsigned tile = stage_tile_number(s);
       if (tile < tiles) {
+        const unsigned count = copied_chunks(tile);
         const lb::Chunk<T>* src = stage_data + s * kTileChunks;
         T total = Op::identity();
+        const auto combine = [&](const lb::Chunk<T>& c, T v) {
+          SCANLAB_UNROLL for (int e = 0; e < E; ++e) v = op(v, c.v[e]);
+          return v;
+        };
         const auto add_row = [&](const lb::Chunk<T>& c) {
-          T v = c.v[0];
-          SCANLAB_UNROLL for (int e = 1; e < E; ++e) v = op(v, c.v[e]);
+          const T v = combine(c, Op::identity());
           total = op(total, __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0));
         };
-#if defined(SCANLAB_BACKEND_CPU)
-        // The emulator: lane l combines its own run of consecutive chunks, then one in-order warp
-        // reduction (the same result; far fewer warp rendezvous, which cost the emulator most). On a
-        // GPU such runs would read shared memory with 8-way bank conflicts, hence the rows.
-        (void)add_row;
-        constexpr int kRun = kTileChunks / 32;
-        T v = Op::identity();
-        for (int j = 0; j < kRun; ++j) {
-          const lb::Chunk<T> c = chunk_at(src, tile, count, static_cast<int>(lane) * kRun + j);
-          for (int e = 0; e < E; ++e) v = op(v, c.v[e]);
-        }
-        total = __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0);
-#else
-        if (count == kTileChunks) {  // (the branch outside the loops: the common case stays lean)
-          SCANLAB_UNROLL for (int row = 0; row < kTileChunks / 32; ++row) add_row(src[row * 32 + lane]);
+        if constexpr (kCommutative) {
+          T v = Op::identity();
+          if (count == kTileChunks) {  // (the branch outside the loops: the common case stays lean)
+            SCANLAB_UNROLL for (int row = 0; row < kTileChunks / 32; ++row) v = combine(src[row * 32 + lane], v);
+          } else {
+            // Only the rows that hold elements below n.
+            const std::size_t rest = n - static_cast<std::size_t>(tile) * kTile;
+            const int rows = static_cast<int>(std::min<std::size_t>(kTileChunks / 32, (rest + 32 * E - 1) / (32 * E)));
+            for (int row = 0; row < rows; ++row) v = combine(chunk_at(src, tile, count, row * 32 + lane), v);
+          }
+          total = __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0);
         } else {
-          for (int row = 0; row < kTileChunks / 32; ++row) add_row(chunk_at(src, tile, count, row * 32 + lane));
-        }
+#if defined(SCANLAB_BACKEND_CPU)
+          // The emulator: lane l combines its own run of consecutive chunks, then one in-order warp
+          // reduction (the same result; far fewer warp rendezvous, which cost the emulator most). On
+          // a GPU such runs would read shared memory with 8-way bank conflicts, hence the rows.
+          (void)add_row;
+          constexpr int kRun = kTileChunks / 32;
+          T v = Op::identity();
+          for (int j = 0; j < kRun; ++j) v = combine(chunk_at(src, tile, count, static_cast<int>(lane) * kRun + j), v);
+          total = __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0);
+#else
+          if (count == kTileChunks) {
+            SCANLAB_UNROLL for (int row = 0; row < kTileChunks / 32; ++row) add_row(src[row * 32 + lane]);
+          } else {
+            for (int row = 0; row < kTileChunks / 32; ++row) add_row(chunk_at(src, tile, count, row * 32 + lane));
+          }
 #endif
+        }
         if (lane == 0) lb::publish_status(status, tile, tile == 0 ? lb::kPrefix : lb::kAggregate, total);
       }
       __syncwarp();
@@ -399,8 +425,7 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     const unsigned s = round % Stages;
     const unsigned parity = (round / Stages) & 1u;
     pl::barrier_wait(&full[s], parity);
-    unsigned tile = 0, count = 0;
-    read_stage_info(s, tile, count);
+    const unsigned tile = stage_tile_number(s);
     if (tile == pl::kSkipStage) {  // hand the stage back (warp 0 once the reducer is done with it too)
       if (warp == 0) pl::barrier_wait(&reduced[s], parity);
       __syncwarp();
@@ -415,6 +440,7 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     lb::Chunk<T> chunks[C];
     const lb::Chunk<T>* src = stage_data + s * kTileChunks;
     const int k0 = static_cast<int>(warp) * kSliceChunks + static_cast<int>(lane);
+    const unsigned count = copied_chunks(tile);
     if (count == kTileChunks) {
       SCANLAB_UNROLL for (int v = 0; v < C; ++v) chunks[v] = src[k0 + v * 32];
     } else {
@@ -457,20 +483,8 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     }
     pl::scan_warps_sync(Warps * 32, &scan_barrier, sync_parity);
 
-    // 4. Each thread's exclusive prefix, its items scanned, the tile stored (16-byte stores).
-    T running = op(tile_exclusive, op(warp_prefix, lane == 0 ? Op::identity() : lower_lane));
-    if (exclusive) {
-      SCANLAB_UNROLL for (int i = 0; i < Items; ++i) {
-        const T xi = items[i];
-        items[i] = running;
-        running = op(running, xi);
-      }
-    } else {
-      SCANLAB_UNROLL for (int i = 0; i < Items; ++i) {
-        running = op(running, items[i]);
-        items[i] = running;
-      }
-    }
+    // 4. Each thread's items scanned after its exclusive prefix, the tile stored (16-byte stores).
+    lb::scan_thread_items(items, tile_exclusive, warp_prefix, lower_lane, lane, op, exclusive);
     const std::size_t first = static_cast<std::size_t>(tile) * kTile + warp * 32 * Items;
     const bool vector_ok = aligned && (static_cast<std::size_t>(tile) + 1) * kTile <= n;
     lb::store_warp_blocked<Items>(y, first, n, vector_ok, slice, lane, items);

@@ -16,39 +16,58 @@
 
 namespace scanlab::s11_8 {
 
-/// `Scan<T, Op>` for run_scan: scan warps per block, items per thread and ring stages as template
-/// parameters (default: the sm_90 tuning).
-template <class T, class Op, int Warps = lookback::pipeline::PersistentTuning<T>::kWarps,
-          int Items = lookback::pipeline::PersistentTuning<T>::kItems,
-          int Stages = lookback::pipeline::PersistentTuning<T>::kStages>
-class PersistentScan {
- public:
+/// One shape of the kernel (scan warps, items per thread, stages): its tile, block, shared memory and
+/// how many of its blocks fit on the GPU at once.
+template <class T, class Op, int Warps, int Items, int Stages>
+struct PersistentShape {
   static constexpr std::size_t kTile = static_cast<std::size_t>(Warps) * 32 * Items;
   static constexpr std::size_t kSharedBytes = persistent_scan_shared_bytes<Warps, Items, Stages, T>();
   static constexpr unsigned kThreads = (Warps + 2) * 32;  // scan warps, the reducer, the producer
+  static constexpr auto kernel() { return persistent_scan_kernel<Warps, Items, Stages, T, Op>; }
 
-  /// Allocates (and zeroes, once) the workspace for scans of up to n elements; on a GPU, finds how many
-  /// blocks fit at once.
-  explicit PersistentScan(std::size_t n)
-      : tiles_(ceil_div(n, kTile)), workspace_(lookback::workspace_words<T>(ceil_div(n, kTile))) {
-    workspace_.fill(0);
+  /// Blocks that fit at once (on a GPU: SMs x blocks per SM; the emulator: a few).
+  static std::size_t resident_blocks() {
 #if defined(SCANLAB_BACKEND_CUDA)
-    const auto kernel = persistent_scan_kernel<Warps, Items, Stages, T, Op>;
-    SCANLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    SCANLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(kSharedBytes)));
     int device = 0, sms = 0, per_sm = 0;
     SCANLAB_CUDA_CHECK(cudaGetDevice(&device));
     SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    SCANLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, kSharedBytes));
+    SCANLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel(), kThreads, kSharedBytes));
     if (per_sm == 0) throw Error("persistent scan: one block does not fit on an SM of this GPU");
-    resident_blocks_ = static_cast<std::size_t>(sms) * static_cast<std::size_t>(per_sm);
+    return static_cast<std::size_t>(sms) * static_cast<std::size_t>(per_sm);
 #else
-    resident_blocks_ = 4;  // the emulator: a few blocks, run by its workers
+    return 4;  // the emulator: a few blocks, run by its workers
 #endif
   }
-  static std::size_t workspace_bytes(std::size_t n) {
-    return lookback::workspace_words<T>(ceil_div(n, kTile)) * sizeof(unsigned long long);
+};
+
+/// `Scan<T, Op>` for run_scan: scan warps per block, items per thread and ring stages as template
+/// parameters (default: the sm_90 tuning). The tuned shape hands scans of at most
+/// PersistentTuning::kSmallMaxBytes to the small shape (smaller tiles); any other shape always runs
+/// as itself (the benchmark's sweep).
+template <class T, class Op, int Warps = lookback::pipeline::PersistentTuning<T>::kWarps,
+          int Items = lookback::pipeline::PersistentTuning<T>::kItems,
+          int Stages = lookback::pipeline::PersistentTuning<T>::kStages>
+class PersistentScan {
+  using Tuning = lookback::pipeline::PersistentTuning<T>;
+  using Large = PersistentShape<T, Op, Warps, Items, Stages>;
+  using Small = PersistentShape<T, Op, Tuning::kSmallWarps, Tuning::kSmallItems, Tuning::kSmallStages>;
+  static constexpr bool kTuned = Warps == Tuning::kWarps && Items == Tuning::kItems && Stages == Tuning::kStages;
+
+ public:
+  static constexpr std::size_t kTile = Large::kTile;  // the tile of scans above the small sizes
+  /// Largest n that the small shape scans (0: never).
+  static constexpr std::size_t kSmallMaxN = kTuned ? Tuning::kSmallMaxBytes / sizeof(T) : 0;
+
+  /// Allocates (and zeroes, once) the workspace for scans of up to n elements; on a GPU, finds how many
+  /// blocks fit at once.
+  explicit PersistentScan(std::size_t n) : n_(n), workspace_(workspace_words(n)) {
+    workspace_.fill(0);
+    large_blocks_ = Large::resident_blocks();
+    if (kSmallMaxN != 0) small_blocks_ = Small::resident_blocks();
   }
+  static std::size_t workspace_bytes(std::size_t n) { return workspace_words(n) * sizeof(unsigned long long); }
 
   /// Test knob, as DecoupledLookbackScan's: only tiles numbered k * 2^log2 publish their prefix.
   void set_prefix_period_log2(unsigned k) { prefix_mask_ = k >= 32 ? ~0u : (1u << k) - 1u; }
@@ -58,26 +77,43 @@ class PersistentScan {
   /// One scan: exactly one kernel launch (plus, once every 2^30 - 1 launches, a memset).
   void operator()(const T* d_in, T* d_out, std::size_t n, Op op, ScanKind kind) {
     if (n == 0) return;
-    const std::size_t tiles = ceil_div(n, kTile);
-    if (tiles > tiles_) {
-      throw Error("persistent scan: a workspace for " + std::to_string(tiles_ * kTile) + " elements cannot scan " +
+    if (n > n_) {
+      throw Error("persistent scan: a workspace for " + std::to_string(n_) + " elements cannot scan " +
                   std::to_string(n));
     }
-    if (tiles > 0x7fffffffu) throw Error("persistent scan: n is too large (2^31 tiles at most)");
-    if (epochs_.advance()) workspace_.fill(0);
-    std::size_t blocks = std::min(tiles, resident_blocks_);
-    if (max_blocks_ != 0) blocks = std::min(blocks, max_blocks_);
-    const lookback::TileStatusArray status{workspace_.data(), workspace_.data() + 2, epochs_.current};
-    launch(persistent_scan_kernel<Warps, Items, Stages, T, Op>,
-           {"persistent_scan_kernel", dim3(static_cast<unsigned>(blocks)), dim3(kThreads), kSharedBytes}, d_in,
-           d_out, n, op, kind == ScanKind::exclusive, status, static_cast<unsigned>(tiles), prefix_mask_);
+    if (n <= kSmallMaxN) {
+      launch_shape<Small>(d_in, d_out, n, op, kind, small_blocks_);
+    } else {
+      launch_shape<Large>(d_in, d_out, n, op, kind, large_blocks_);
+    }
   }
 
  private:
-  std::size_t tiles_;
+  // Status words for the tiles of the largest scan; both shapes share them (and the ticket counter):
+  // a launch uses one shape, and every launch has an epoch of its own.
+  static std::size_t workspace_words(std::size_t n) {
+    const std::size_t tiles = std::max(ceil_div(n, Large::kTile), ceil_div(std::min(n, kSmallMaxN), Small::kTile));
+    return lookback::workspace_words<T>(tiles);
+  }
+
+  template <class Shape>
+  void launch_shape(const T* d_in, T* d_out, std::size_t n, Op op, ScanKind kind, std::size_t resident) {
+    const std::size_t tiles = ceil_div(n, Shape::kTile);
+    if (tiles > 0x7fffffffu) throw Error("persistent scan: n is too large (2^31 tiles at most)");
+    if (epochs_.advance()) workspace_.fill(0);
+    std::size_t blocks = std::min(tiles, resident);
+    if (max_blocks_ != 0) blocks = std::min(blocks, max_blocks_);
+    const lookback::TileStatusArray status{workspace_.data(), workspace_.data() + 2, epochs_.current};
+    launch(Shape::kernel(), {"persistent_scan_kernel", dim3(static_cast<unsigned>(blocks)), dim3(Shape::kThreads),
+                             Shape::kSharedBytes},
+           d_in, d_out, n, op, kind == ScanKind::exclusive, status, static_cast<unsigned>(tiles), prefix_mask_);
+  }
+
+  std::size_t n_;
   DeviceBuffer<unsigned long long> workspace_;
   LaunchEpochs epochs_;
-  std::size_t resident_blocks_ = 1;
+  std::size_t large_blocks_ = 1;
+  std::size_t small_blocks_ = 1;
   std::size_t max_blocks_ = 0;
   unsigned prefix_mask_ = 0;
 };

@@ -94,10 +94,11 @@ Contenders make_lookback(bool sweep, unsigned spin_ns) {
   if (sweep) {
     // Persistent shapes: warps x items x stages (a tile is 32 * warps * items elements).
     if constexpr (sizeof(T) == 4) {
-      add_persistent_shapes<T, 4, 32, 4, 4, 32, 2, 4, 32, 3, 4, 32, 6, 4, 16, 4, 4, 16, 8, 8, 16, 4, 8, 32, 3, 2, 32, 8,
-                            4, 64, 2, 8, 8, 8>(list);
+      add_persistent_shapes<T, 4, 32, 4, 4, 32, 2, 4, 32, 3, 4, 32, 6, 4, 16, 4, 4, 16, 8, 8, 16, 4, 8, 32, 3, 8, 32, 4,
+                            2, 32, 8, 4, 64, 2, 8, 8, 8, 4, 8, 4, 4, 8, 8>(list);
     } else {
-      add_persistent_shapes<T, 4, 16, 2, 4, 16, 3, 4, 16, 6, 4, 8, 8, 8, 8, 4, 8, 16, 3, 2, 16, 8, 4, 32, 2>(list);
+      add_persistent_shapes<T, 4, 16, 2, 4, 16, 3, 4, 16, 6, 4, 8, 8, 4, 8, 4, 4, 4, 8, 8, 8, 4, 8, 16, 3, 2, 16, 8, 4,
+                            32, 2>(list);
     }
     // The tuned shape without the speculative load of its likely tile (the kernel's step 1).
     list.push_back(std::make_unique<Lookback<T, Tuned::kThreads, Tuned::kItems>>(true, spin_ns, false));

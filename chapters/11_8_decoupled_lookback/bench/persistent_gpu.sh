@@ -8,9 +8,13 @@
 #
 # Steps (STEPS, default all; the build always runs):
 #   tests     the 11.8 cuda tests of the persistent kernel (grading grid, 100 launches, 2^30, ...)
-#   sanitize  compute-sanitizer memcheck, racecheck, synccheck, initcheck on scanlab_11_8 (both kernels)
-#   bench     scanlab_bench, n = 2^10 .. 2^29, int32, float, int64, double -> bench.csv
-#   sweep     the persistent kernel's shapes (warps x items x stages) at 2^16, 2^20, 2^24, 2^28 -> sweep.csv
+#   sanitize  compute-sanitizer memcheck, racecheck, synccheck, initcheck on scanlab_11_8 (both kernels):
+#             the ctest runs (n = 20001: the persistent kernel's small shape), then the same four tools
+#             at n = 300001 (its large shape, a partial last tile)
+#   bench     scanlab_bench, n = 2^BENCH_MIN_LOG2 (default 10) .. 2^29, BENCH_TYPES (default int32,
+#             float, int64, double) -> bench.csv; BENCH_TIMEOUT seconds at most (default 330)
+#   sweep     the persistent kernel's shapes (warps x items x stages) at SWEEP_LOG2 (default
+#             10,12,14,16,18,20,22,24,28) for SWEEP_TYPES (default int32,int64) -> sweep.csv
 #   ncu       Nsight Compute on the tuned kernel at 2^28 int32 (DRAM throughput, warp stall reasons) -> ncu.txt
 set -u -o pipefail
 export PATH="$PATH:/usr/local/cuda/bin"
@@ -19,6 +23,7 @@ BUILD=${BUILD:-build/gpu}
 JOBS=${JOBS:-$(nproc)}
 STEPS=${STEPS-tests sanitize bench sweep ncu}
 SWEEP_TYPES=${SWEEP_TYPES:-int32,int64}
+SWEEP_LOG2=${SWEEP_LOG2:-10,12,14,16,18,20,22,24,28}
 mkdir -p "$OUT"
 wants() { [[ " $STEPS " == *" $1 "* ]]; }
 status=0
@@ -49,12 +54,22 @@ if wants sanitize; then
   timeout ${SANITIZE_TIMEOUT:-300} ctest --test-dir "$BUILD" -R '^11\.8\.sanitize' -j 8 --timeout 280 --output-on-failure >"$OUT/sanitize.log" 2>&1 \
     || fail "sanitize (see sanitize.log)"
   grep -E "tests passed|Failed|\*\*\*|Timeout" "$OUT/sanitize.log" | head -20
+  for tool in memcheck racecheck synccheck initcheck; do
+    for run in "int32 --inclusive" "double --exclusive"; do
+      set -- $run
+      log="$OUT/sanitize_large.log"
+      echo "--- $tool $1 $2 n = 300001" >>"$log"
+      timeout 200 compute-sanitizer --tool $tool --error-exitcode 3 "$BUILD/bin/scanlab_11_8" --backend cuda --reps 0 \
+        --algorithm persistent_pipelined --type "$1" "$2" --n 300001 >>"$log" 2>&1 || fail "$tool $1 n = 300001 (see sanitize_large.log)"
+    done
+  done
+  grep -E "^---|SUMMARY" "$OUT/sanitize_large.log"
 fi
 
 if wants bench; then
   step "benchmark: memcpy, CUB, Thrust, 11.8 look-back, persistent; n = 2^10 .. 2^29, four types"
-  timeout 330 "$bench" --no-sections --only persistent,decoupled_lookback,cub_inclusive_sum,thrust,memcpy \
-    --min-log2 10 --max-log2 29 --types int32,float,int64,double \
+  timeout "${BENCH_TIMEOUT:-330}" "$bench" --no-sections --only persistent,decoupled_lookback,cub_inclusive_sum,thrust,memcpy \
+    --min-log2 "${BENCH_MIN_LOG2:-10}" --max-log2 29 --types "${BENCH_TYPES:-int32,float,int64,double}" \
     --csv "$OUT/bench.csv" >"$OUT/bench.log" 2>&1 || fail "benchmark (see bench.log)"
   grep -E "FAILED" "$OUT/bench.log" | head -10
   sed -n '/persistent (median us)/,$p' "$OUT/bench.log"
@@ -62,7 +77,7 @@ fi
 
 if wants sweep; then
   step "sweep of the persistent kernel's shapes"
-  timeout 200 "$bench" --sweep --only persistent,cub_inclusive_sum,memcpy --no-sections --log2 16,20,24,28 \
+  timeout "${SWEEP_TIMEOUT:-200}" "$bench" --sweep --only persistent,cub_inclusive_sum,memcpy --no-sections --log2 "$SWEEP_LOG2" \
     --types "$SWEEP_TYPES" --csv "$OUT/sweep.csv" >"$OUT/sweep.log" 2>&1 || fail "sweep (see sweep.log)"
   awk -F, 'NR > 1 && $12 == 1 { printf "  %-6s 2^%-4.0f %-26s %9.2f us\n", $8, log($9)/log(2), $7, $10 }' "$OUT/sweep.csv" \
     | sort -k1,1 -k2,2 -k4,4n | awk '{ key = $1 " " $2; if (seen[key]++ < 4) print }'
