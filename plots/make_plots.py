@@ -11,7 +11,8 @@ Reads, in --data:
   *.csv   timings with the columns device, algorithm, n, gbps (and optionally type, verified,
           backend): the section programs' --csv files and the GPU runs committed under plots/data/
           (--gpu-data, default: the data/ folder next to this script). Emulator (backend cpu) rows
-          and unverified rows are not drawn.
+          and unverified rows are not drawn. Tuning sweeps (*_sweep_*.csv: one curve per tile shape)
+          are records, not figures: passed over.
 Writes, in --out (PNG and SVG each):
   work_vs_n         operator applications against n (log-log), measured and the book's formulas
   steps_vs_n        steps on P = 32, 128, 1024 execution units, thread and warp granularity, and
@@ -259,6 +260,8 @@ def load(data_dir, gpu_dir):
     if gpu_dir and os.path.isdir(gpu_dir) and os.path.abspath(gpu_dir) != os.path.abspath(data_dir):
         csv_paths += sorted(glob.glob(os.path.join(gpu_dir, "*.csv")))
     for path in csv_paths:
+        if "_sweep_" in os.path.basename(path):
+            continue
         rows = read_bandwidth_csv(path)
         if rows:
             bandwidth.extend(rows)

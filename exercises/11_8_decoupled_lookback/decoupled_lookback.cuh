@@ -199,19 +199,7 @@ __global__ void __launch_bounds__(Threads)
   __syncthreads();
 
   // 6. Each thread's exclusive prefix: tile (+) warps before (+) lanes before; then scan its items.
-  T running = op(tile_exclusive, op(warp_prefix, lane == 0 ? Op::identity() : lower_lane));
-  if (exclusive) {
-    SCANLAB_UNROLL for (int i = 0; i < Items; ++i) {
-      const T xi = items[i];
-      items[i] = running;
-      running = op(running, xi);
-    }
-  } else {
-    SCANLAB_UNROLL for (int i = 0; i < Items; ++i) {
-      running = op(running, items[i]);
-      items[i] = running;
-    }
-  }
+  lookback::scan_thread_items(items, tile_exclusive, warp_prefix, lower_lane, lane, op, exclusive);
 
   // 7. Store through the same warp slice (its last readers passed two barriers since).
   lookback::store_warp_blocked<Items>(y, warp_first(tile), n, vector_ok(tile), slice, lane, items);
