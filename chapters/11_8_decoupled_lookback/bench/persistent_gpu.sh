@@ -15,7 +15,8 @@
 #             float, int64, double) -> bench.csv; BENCH_TIMEOUT seconds at most (default 330)
 #   sweep     the persistent kernel's shapes (warps x items x stages) at SWEEP_LOG2 (default
 #             10,12,14,16,18,20,22,24,28) for SWEEP_TYPES (default int32,int64) -> sweep.csv
-#   ncu       Nsight Compute on the tuned kernel at 2^28 int32 (DRAM throughput, warp stall reasons) -> ncu.txt
+#   ncu       Nsight Compute on the tuned kernel, int32, at 2^NCU_LOG2 (default 28; several: "28 20"): DRAM
+#             throughput, occupancy, warp stall reasons -> ncu_<log2>.txt
 set -u -o pipefail
 export PATH="$PATH:/usr/local/cuda/bin"
 OUT=${OUT:-$PWD/gpu-out}
@@ -84,13 +85,18 @@ if wants sweep; then
 fi
 
 if wants ncu; then
-  step "Nsight Compute: the tuned persistent kernel, int32, 2^28"
-  timeout 200 ncu --kernel-name regex:persistent_scan_kernel --launch-skip 1 --launch-count 1 \
-    --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats \
-    --section Occupancy --section LaunchStats \
-    "$bench" --only persistent --no-sections --log2 28 --types int32 --reps 1 --warmup 1 --csv "$OUT/ncu_bench.csv" \
-    >"$OUT/ncu.txt" 2>&1 || fail "ncu (see ncu.txt)"
-  grep -E "DRAM Throughput|Memory Throughput|Duration|Stall|Warp Cycles|Achieved Occupancy|Registers|Block Limit" "$OUT/ncu.txt" | head -30
+  for log2 in ${NCU_LOG2:-28}; do
+    step "Nsight Compute: the tuned persistent kernel, int32, 2^$log2"
+    timeout 200 ncu --kernel-name regex:persistent_scan_kernel --launch-skip 1 --launch-count 1 \
+      --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats \
+      --section Occupancy --section LaunchStats \
+      --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio" \
+      "$bench" --only persistent --no-sections --log2 "$log2" --types int32 --reps 1 --warmup 1 \
+      --csv "$OUT/ncu_bench.csv" >"$OUT/ncu_$log2.txt" 2>&1 || fail "ncu at 2^$log2 (see ncu_$log2.txt)"
+    grep -E "DRAM Throughput|Memory Throughput|Duration|Warp Cycles|Achieved Occupancy|Registers" "$OUT/ncu_$log2.txt" | head -12
+    # the largest stall reasons (warps per issued instruction)
+    grep -E "issue_stalled_.*ratio" "$OUT/ncu_$log2.txt" | sort -k3 -g -r | head -8
+  done
 fi
 [ $status -eq 0 ] && echo "persistent_gpu.sh: all steps passed ($STEPS)" || echo "persistent_gpu.sh: some steps FAILED"
 exit $status
