@@ -10,17 +10,8 @@
 #include "scanlab/algorithm.hpp"
 #include "scanlab/inputs.hpp"
 #include "scanlab/verify.hpp"
+#include "measured.hpp"
 #include "work_model.hpp"
-
-#if SCANLAB_11_3_WITH_11_1
-#include "11_1_sequential/algorithms.hpp"
-#endif
-#if SCANLAB_11_3_WITH_11_2
-#include "11_2_kogge_stone/algorithms.hpp"
-#endif
-#if SCANLAB_11_3_WITH_11_4
-#include "11_4_brent_kung/algorithms.hpp"
-#endif
 
 namespace {
 
