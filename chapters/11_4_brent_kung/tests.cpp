@@ -75,9 +75,9 @@ TEST(Section11_4, AppliesTheOperator2NMinus2MinusLog2NTimes) {
 //   step 5, reverse stride 1           4 10 17 18 20 28 33 35   (XY[2], XY[4], XY[6])
 TEST(Section11_4, TracesTheChaptersExercise) {
   SCANLAB_SKIP_IF_UNAVAILABLE(table());
-  const std::vector<std::int32_t> x{4, 6, 7, 1, 2, 8, 5, 2};
-  const std::vector<std::int32_t> inclusive{4, 10, 17, 18, 20, 28, 33, 35};
-  const std::vector<std::int32_t> exclusive{0, 4, 10, 17, 18, 20, 28, 33};
+  const std::vector<std::int32_t>& x = grading::kExercise;
+  const std::vector<std::int32_t>& inclusive = grading::kExerciseInclusive;
+  const std::vector<std::int32_t>& exclusive = grading::kExerciseExclusive;
   const bool cpu = table().backend == Backend::cpu;
   const std::vector<std::vector<std::string>> steps{
       {"4", "6", "7", "1", "2", "8", "5", "2"},     {"4", "10", "7", "8", "2", "10", "5", "7"},

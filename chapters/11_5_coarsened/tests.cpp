@@ -90,9 +90,9 @@ TEST(Section11_5, CountsTheOperatorPerPhase) {
 //   step 4, phase 3         XY  4 10 17 18 | 20 28 33 35     (thread 1 combined 18 into 2 10 15)
 TEST(Section11_5, TracesTheChaptersExercise) {
   SCANLAB_SKIP_IF_UNAVAILABLE(table());
-  const std::vector<std::int32_t> x{4, 6, 7, 1, 2, 8, 5, 2};
-  const std::vector<std::int32_t> inclusive{4, 10, 17, 18, 20, 28, 33, 35};
-  const std::vector<std::int32_t> exclusive{0, 4, 10, 17, 18, 20, 28, 33};
+  const std::vector<std::int32_t>& x = grading::kExercise;
+  const std::vector<std::int32_t>& inclusive = grading::kExerciseInclusive;
+  const std::vector<std::int32_t>& exclusive = grading::kExerciseExclusive;
   const bool cpu = table().backend == Backend::cpu;
   using Row = std::vector<std::string>;
   const Row loaded{"4", "6", "7", "1", "2", "8", "5", "2"}, phase1{"4", "10", "17", "18", "2", "10", "15", "17"},

@@ -83,6 +83,12 @@ struct GradingOptions {
 ///   const bool registered = grading::register_grading_tests(table(), {...});
 bool register_grading_tests(const AlgorithmTable& table, const GradingOptions& options);
 
+/// The chapter's exercise array (Sec. 11.2, also traced in 11.4 and 11.5), and its inclusive and
+/// exclusive add scans.
+inline const std::vector<std::int32_t> kExercise{4, 6, 7, 1, 2, 8, 5, 2};
+inline const std::vector<std::int32_t> kExerciseInclusive{4, 10, 17, 18, 20, 28, 33, 35};
+inline const std::vector<std::int32_t> kExerciseExclusive{0, 4, 10, 17, 18, 20, 28, 33};
+
 /// `table` with its first algorithm only (the one a section grades over every type and operator).
 inline AlgorithmTable first_algorithm_only(const AlgorithmTable& table) {
   return {table.backend, table.algorithms.first(1), table.device};
