@@ -98,9 +98,12 @@ def rediff(root, patch):
 
 
 def main(argv):
-    if len(argv) < 2 or argv[1] in ("-h", "--help"):
+    if len(argv) >= 2 and argv[1] in ("-h", "--help"):
         print(__doc__.strip())
-        return 0 if len(argv) >= 2 else 2
+        return 0
+    if len(argv) < 2:
+        print("usage: rediff_patches.py REPO_ROOT [PATCH...] (see --help)", file=sys.stderr)
+        return 2
     root = pathlib.Path(argv[1]).resolve()
     if not (root / "chapters" / "sections.txt").is_file():
         print(f"{root} is not the scanlab repository (no chapters/sections.txt): pass its root", file=sys.stderr)
