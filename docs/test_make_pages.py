@@ -6,7 +6,6 @@ refreshed (--update); a figure that was not drawn and an anchor that matches not
 with --strict."""
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,8 +32,7 @@ def run(root, gen, *args):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="scanlab_pages_")
-    try:
+    with tempfile.TemporaryDirectory(prefix="scanlab_pages_") as tmp:
         root, gen, out, figs = (os.path.join(tmp, d) for d in ("repo", "gen", "out", "figs"))
         write(f"{root}/chapters/sections.txt", "# comment\n11_1_first   First section\n11_2_second  Second one\n")
         write(f"{root}/solutions/11_2_second/k.cuh", "void f() {\n  for (int s = 1; s < 8; s *= 2) {\n"
@@ -79,13 +77,8 @@ def main():
         write(f"{root}/solutions/11_2_second/k.cuh", "void f() {}\n")
         r = run(root, gen, "--out", out, "--figures", figs, "--strict")
         check(r.returncode == 1 and "no line holds" in r.stderr, "--strict: an anchor that matches nothing is an error")
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("all make_pages checks passed")
-    return 0
+    print(f"{len(failures)} check(s) failed" if failures else "all make_pages checks passed")
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":

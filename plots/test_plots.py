@@ -121,8 +121,7 @@ def main():
         print("matplotlib is not installed: skipped (pip install -r plots/requirements.txt)")
         return SKIP
 
-    tmp = tempfile.mkdtemp(prefix="scanlab_plots_")
-    try:
+    with tempfile.TemporaryDirectory(prefix="scanlab_plots_") as tmp:
         out = os.path.join(tmp, "out")
         empty_gpu = os.path.join(tmp, "no_gpu")
         os.makedirs(empty_gpu)
@@ -180,14 +179,9 @@ def main():
         result = run("--data", os.path.join(tmp, "does_not_exist"), "--out", os.path.join(tmp, "x"))
         ok, lines = one_error_line(result, "is not a folder")
         check(ok, f"missing --data folder: one error line (got exit {result.returncode}: {lines})")
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("all plot checks passed")
-    return 0
+    print(f"{len(failures)} check(s) failed" if failures else "all plot checks passed")
+    return 1 if failures else 0
 
 
 # ---- Section 11.9: the applications' figure (plots/data/*applications*.csv) ------------------------

@@ -12,15 +12,9 @@ namespace {
 
 using namespace scanlab;
 
-const AlgorithmTable& table() {
-  static const AlgorithmTable t = s11_1::linked_tables().at(0);
-  return t;
-}
+const AlgorithmTable& table() { return grading::linked_table<s11_1::linked_tables>(); }
 
-const bool registered = [] {
-  grading::register_grading_tests(table(), {SCANLAB_SOURCE_HINT, 100000, true, SCANLAB_EXERCISE_BUILD});
-  return true;
-}();
+const bool registered = grading::register_grading_tests(table(), SCANLAB_GRADING_OPTIONS(100000));
 
 // The book's example (Sec. 11.1): the sausage orders [3 1 7 0 4 1 6 3].
 TEST(Section11_1, BookExample) {
@@ -29,9 +23,8 @@ TEST(Section11_1, BookExample) {
   const std::vector<std::int32_t> inclusive{3, 4, 11, 11, 15, 16, 22, 25};
   const std::vector<std::int32_t> exclusive{0, 3, 4, 11, 11, 15, 16, 22};
   for (const auto kind : {ScanKind::inclusive, ScanKind::exclusive}) {
-    std::vector<std::int32_t> y(x.size(), -1);
-    RunRequest request{{DType::int32, OpKind::add, kind, x.size(), false}, x.data(), y.data(), 0, false};
-    table().algorithms[0].run(request);
+    std::vector<std::int32_t> y;
+    grading::run_add_int32(table().algorithms[0], x, y, kind);
     EXPECT_EQ(y, kind == ScanKind::inclusive ? inclusive : exclusive) << name(kind) << " scan; see "
                                                                        << SCANLAB_SOURCE_HINT;
   }

@@ -96,27 +96,12 @@ RunResult SCANLAB_FOR_BACKEND(scan_sections)(std::string_view algorithm, const R
     output.poison();
     sums.poison();
     RunResult result;
-#if defined(SCANLAB_BACKEND_CPU)
-    emu::take_stats();
-    const bool traced = emu::settings().trace;
-    emu::settings().trace = request.trace;
-#endif
-    try {
+    result.launches = run_counted(request.trace, [&] {
       if (n > 0) {
         launch_sections(variant, input.data(), output.data(), n, op, p.kind == ScanKind::exclusive, sums.data(),
                         section);
       }
-      synchronize();
-    } catch (...) {
-#if defined(SCANLAB_BACKEND_CPU)
-      emu::settings().trace = traced;
-#endif
-      throw;
-    }
-#if defined(SCANLAB_BACKEND_CPU)
-    emu::settings().trace = traced;
-    result.launches = emu::take_stats();
-#endif
+    });
     if (n > 0) {
       output.download(static_cast<T*>(request.output));
       sums.download(static_cast<T*>(totals));

@@ -24,43 +24,30 @@ namespace {
 
 using namespace scanlab;
 
-const AlgorithmTable& table() {
-  static const AlgorithmTable t = s11_2::linked_tables().at(0);
-  return t;
-}
+const AlgorithmTable& table() { return grading::linked_table<s11_2::linked_tables>(); }
 
-const bool registered = [] {
-  grading::register_grading_tests(table(), {SCANLAB_SOURCE_HINT, 1024, true, SCANLAB_EXERCISE_BUILD});
-  return true;
-}();
+const bool registered = grading::register_grading_tests(table(), SCANLAB_GRADING_OPTIONS(1024));
 
 Algorithm algorithm(std::string_view name) { return grading::algorithm_named(table(), name); }
 
 constexpr std::string_view kAll[] = {"kogge_stone", "kogge_stone_double_buffer", "kogge_stone_warp_shuffle"};
 
 RunResult scan_sections(std::string_view algo, const RunRequest& request, unsigned section, void* totals) {
-#if defined(SCANLAB_LINKED_CUDA)
-  return s11_2::scan_sections_cuda(algo, request, section, totals);
-#else
-  return s11_2::scan_sections_cpu(algo, request, section, totals);
-#endif
+  return SCANLAB_LINKED_ENTRY(s11_2::scan_sections)(algo, request, section, totals);
 }
 
 bool on_cpu() { return table().backend == Backend::cpu; }
 
 // The chapter's exercise array (Sec. 11.2): [4 6 7 1 2 8 5 2].
-const std::vector<std::int32_t> kExercise{4, 6, 7, 1, 2, 8, 5, 2};
+using grading::kExercise;
 
 TEST(Section11_2, ExerciseArray) {
   SCANLAB_SKIP_IF_UNAVAILABLE(table());
-  const std::vector<std::int32_t> inclusive{4, 10, 17, 18, 20, 28, 33, 35};
-  const std::vector<std::int32_t> exclusive{0, 4, 10, 17, 18, 20, 28, 33};
   for (const auto algo : kAll) {
     for (const auto kind : {ScanKind::inclusive, ScanKind::exclusive}) {
-      std::vector<std::int32_t> y(kExercise.size(), -1);
-      RunRequest request{{DType::int32, OpKind::add, kind, y.size(), false}, kExercise.data(), y.data(), 0, false};
-      algorithm(algo).run(request);
-      EXPECT_EQ(y, kind == ScanKind::inclusive ? inclusive : exclusive)
+      std::vector<std::int32_t> y;
+      grading::run_add_int32(algorithm(algo), kExercise, y, kind);
+      EXPECT_EQ(y, kind == ScanKind::inclusive ? grading::kExerciseInclusive : grading::kExerciseExclusive)
           << algo << ", " << name(kind) << " scan; see " << SCANLAB_SOURCE_HINT;
     }
   }

@@ -30,23 +30,9 @@
 #include "scanlab/memory.hpp"
 #include "scanlab/report.hpp"
 #include "scanlab/verify.hpp"
+#include "measured.hpp"
 #include "work_model.hpp"
 
-#if SCANLAB_11_3_WITH_11_1
-#include "11_1_sequential/algorithms.hpp"
-#endif
-#if SCANLAB_11_3_WITH_11_2
-#include "11_2_kogge_stone/algorithms.hpp"
-#endif
-#if SCANLAB_11_3_WITH_11_4
-#include "11_4_brent_kung/algorithms.hpp"
-#endif
-#if SCANLAB_11_3_WITH_11_5
-#include "11_5_coarsened/algorithms.hpp"
-#endif
-#if SCANLAB_11_3_WITH_11_6
-#include "11_6_hierarchical/algorithms.hpp"
-#endif
 
 namespace {
 
@@ -58,32 +44,6 @@ constexpr const char* kSource = "exercise";
 #else
 constexpr const char* kSource = "solution";
 #endif
-
-/// A section's algorithms on the cpu backend.
-struct Section {
-  const char* id;
-  AlgorithmTable table;
-};
-
-std::vector<Section> linked_sections() {
-  std::vector<Section> sections;
-#if SCANLAB_11_3_WITH_11_1
-  sections.push_back({"11.1", s11_1::algorithms_cpu()});
-#endif
-#if SCANLAB_11_3_WITH_11_2
-  sections.push_back({"11.2", s11_2::algorithms_cpu()});
-#endif
-#if SCANLAB_11_3_WITH_11_4
-  sections.push_back({"11.4", s11_4::algorithms_cpu()});
-#endif
-#if SCANLAB_11_3_WITH_11_5
-  sections.push_back({"11.5", s11_5::algorithms_cpu()});
-#endif
-#if SCANLAB_11_3_WITH_11_6
-  sections.push_back({"11.6", s11_6::algorithms_cpu()});
-#endif
-  return sections;
-}
 
 /// Which formula describes an algorithm: by its name (kogge_stone, brent_kung_padded, ...).
 enum class Family { sequential, kogge_stone, brent_kung, coarsened, other };
@@ -597,10 +557,7 @@ int main(int argc, char** argv) {
   const std::string program = argc > 0 ? cli::basename(argv[0]) : "scanlab_11_3";
   try {
     return run(argc, argv);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
-    return 2;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // a UsageError, or an error that stopped the run
     std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
     return 2;
   }

@@ -10,17 +10,8 @@
 #include "scanlab/algorithm.hpp"
 #include "scanlab/inputs.hpp"
 #include "scanlab/verify.hpp"
+#include "measured.hpp"
 #include "work_model.hpp"
-
-#if SCANLAB_11_3_WITH_11_1
-#include "11_1_sequential/algorithms.hpp"
-#endif
-#if SCANLAB_11_3_WITH_11_2
-#include "11_2_kogge_stone/algorithms.hpp"
-#endif
-#if SCANLAB_11_3_WITH_11_4
-#include "11_4_brent_kung/algorithms.hpp"
-#endif
 
 namespace {
 
@@ -172,6 +163,17 @@ std::vector<LaunchStats> measure(const AlgorithmTable& table, const std::string&
   return {};
 }
 
+/// measure() of a kernel that runs as one launch of one block of `threads` threads (checked).
+std::vector<LaunchStats> measure_one_block(const AlgorithmTable& table, const std::string& name, std::size_t n,
+                                           unsigned threads) {
+  std::vector<LaunchStats> launches = measure(table, name, n);
+  EXPECT_EQ(launches.size(), 1u) << name << " on " << n << " elements: launches";
+  if (launches.size() == 1) {
+    EXPECT_EQ(launches[0].block_threads, threads) << name << " on " << n << " elements";
+  }
+  return launches;
+}
+
 std::uint64_t ops(const std::vector<LaunchStats>& launches) {
   std::uint64_t total = 0;
   for (const auto& l : launches) total += l.ops;
@@ -190,9 +192,7 @@ TEST(Measured, SequentialMatchesTheModel) {
 #if SCANLAB_11_3_WITH_11_2
 // Kogge-Stone needs one thread per element and a block has at most 1024 threads: 1024 in one block.
 TEST(Measured, KoggeStoneOn1024ElementsMatchesTheModel) {
-  const auto launches = measure(s11_2::algorithms_cpu(), "kogge_stone", 1024);
-  ASSERT_EQ(launches.size(), 1u);
-  EXPECT_EQ(launches[0].block_threads, 1024u);
+  const auto launches = measure_one_block(s11_2::algorithms_cpu(), "kogge_stone", 1024, 1024);
   EXPECT_EQ(ops(launches), 9217u) << "the emulator's count for Kogge-Stone on 1024 elements";
   EXPECT_EQ(work_kogge_stone(1024), ops(launches)) << "work_kogge_stone(1024) against the emulator" << kHint;
   EXPECT_EQ(steps_with_units(launches, 32, Granularity::thread), 289u)
@@ -222,9 +222,7 @@ TEST(Measured, KoggeStoneDivergesWhileTheStrideIsBelow32) {
 #if SCANLAB_11_3_WITH_11_4
 // Brent-Kung: 2048 elements on 1024 threads, two per thread.
 TEST(Measured, BrentKungOn2048ElementsMatchesTheModel) {
-  const auto launches = measure(s11_4::algorithms_cpu(), "brent_kung", 2048);
-  ASSERT_EQ(launches.size(), 1u);
-  EXPECT_EQ(launches[0].block_threads, 1024u);
+  const auto launches = measure_one_block(s11_4::algorithms_cpu(), "brent_kung", 2048, 1024);
   EXPECT_EQ(ops(launches), 4083u) << "the emulator's count for Brent-Kung on 2048 elements";
   EXPECT_EQ(work_brent_kung(2048), ops(launches)) << "work_brent_kung(2048) against the emulator" << kHint;
 }
@@ -232,9 +230,7 @@ TEST(Measured, BrentKungOn2048ElementsMatchesTheModel) {
 // The book's Brent-Kung example: 1024 elements (512 threads) on 32 units. Reduction tree
 // 16+8+4+2+1+1+1+1+1+1 = 36, reverse tree 1+1+1+1+1+2+4+8+16 = 35: 71 steps (the book: ~73.6).
 TEST(Measured, BrentKungOn1024ElementsTakes71StepsOn32Units) {
-  const auto launches = measure(s11_4::algorithms_cpu(), "brent_kung", 1024);
-  ASSERT_EQ(launches.size(), 1u);
-  EXPECT_EQ(launches[0].block_threads, 512u);
+  const auto launches = measure_one_block(s11_4::algorithms_cpu(), "brent_kung", 1024, 512);
   EXPECT_EQ(steps_with_units(launches, 32, Granularity::thread), 71u)
       << "steps_with_units(Brent-Kung 1024, P = 32)" << kHint;
   EXPECT_EQ(steps_with_units(launches, 32, Granularity::warp), 71u)

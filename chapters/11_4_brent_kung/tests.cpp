@@ -19,27 +19,14 @@ namespace {
 
 using namespace scanlab;
 
-const AlgorithmTable& table() {
-  static const AlgorithmTable t = s11_4::linked_tables().at(0);
-  return t;
-}
+const AlgorithmTable& table() { return grading::linked_table<s11_4::linked_tables>(); }
 
-const bool registered = [] {
-  grading::register_grading_tests(table(), {SCANLAB_SOURCE_HINT, 5000, true, SCANLAB_EXERCISE_BUILD});
-  return true;
-}();
+const bool registered = grading::register_grading_tests(table(), SCANLAB_GRADING_OPTIONS(5000));
 
 /// The algorithm named `name` in this section's table (fails the test if it is missing).
 Algorithm algorithm(std::string_view name) { return grading::algorithm_named(table(), name); }
 
 const char* const kBoth[] = {"brent_kung", "brent_kung_padded"};
-
-RunResult run_int32(const Algorithm& a, const std::vector<std::int32_t>& x, std::vector<std::int32_t>& y,
-                    ScanKind kind, bool trace = false) {
-  y.assign(x.size(), -1);
-  RunRequest request{{DType::int32, OpKind::add, kind, x.size(), false}, x.data(), y.data(), 0, trace};
-  return a.run(request);
-}
 
 // Work (Sec. 11.4): the reduction tree applies the operator S - 1 times and the reverse tree
 // S - 1 - log2 S times: 2S - 2 - log2 S in all, exactly, for one block. The span: one application
@@ -59,7 +46,7 @@ TEST(Section11_4, AppliesTheOperator2NMinus2MinusLog2NTimes) {
       ASSERT_EQ(c.ops, 2 * c.n - 2 - c.log2n);
       for (const auto kind : {ScanKind::inclusive, ScanKind::exclusive}) {
         std::vector<std::int32_t> x(c.n, 1), y;
-        const RunResult result = run_int32(algorithm(name), x, y, kind);
+        const RunResult result = grading::run_add_int32(algorithm(name), x, y, kind);
         ASSERT_EQ(result.launches.size(), 1u) << name;
         const LaunchStats& launch = result.launches[0];
         EXPECT_EQ(launch.grid_blocks, 1u) << name << ", n = " << c.n;
@@ -88,9 +75,6 @@ TEST(Section11_4, AppliesTheOperator2NMinus2MinusLog2NTimes) {
 //   step 5, reverse stride 1           4 10 17 18 20 28 33 35   (XY[2], XY[4], XY[6])
 TEST(Section11_4, TracesTheChaptersExercise) {
   SCANLAB_SKIP_IF_UNAVAILABLE(table());
-  const std::vector<std::int32_t> x{4, 6, 7, 1, 2, 8, 5, 2};
-  const std::vector<std::int32_t> inclusive{4, 10, 17, 18, 20, 28, 33, 35};
-  const std::vector<std::int32_t> exclusive{0, 4, 10, 17, 18, 20, 28, 33};
   const bool cpu = table().backend == Backend::cpu;
   const std::vector<std::vector<std::string>> steps{
       {"4", "6", "7", "1", "2", "8", "5", "2"},     {"4", "10", "7", "8", "2", "10", "5", "7"},
@@ -100,8 +84,8 @@ TEST(Section11_4, TracesTheChaptersExercise) {
   for (const char* name : kBoth) {  // 8 elements need no padding: both layouts trace alike
     for (const auto kind : {ScanKind::inclusive, ScanKind::exclusive}) {
       std::vector<std::int32_t> y;
-      const RunResult result = run_int32(algorithm(name), x, y, kind, cpu);
-      EXPECT_EQ(y, kind == ScanKind::inclusive ? inclusive : exclusive)
+      const RunResult result = grading::run_add_int32(algorithm(name), grading::kExercise, y, kind, cpu);
+      EXPECT_EQ(y, kind == ScanKind::inclusive ? grading::kExerciseInclusive : grading::kExerciseExclusive)
           << name << " " << scanlab::name(kind) << " scan; see " << SCANLAB_SOURCE_HINT;
       if (!cpu) continue;
       ASSERT_EQ(result.launches.size(), 1u);
@@ -133,7 +117,7 @@ TEST(Section11_4, ScansEachSectionIndependently) {
         const std::size_t count = std::min(section, n - start);
         reference_scan(x.data() + start, expected.data() + start, count, Add<std::int32_t>{}, kind);
       }
-      const RunResult result = run_int32(algorithm(name), x, y, kind);
+      const RunResult result = grading::run_add_int32(algorithm(name), x, y, kind);
       EXPECT_EQ(y, expected) << name << " " << scanlab::name(kind) << " scan of 4 sections; see "
                              << SCANLAB_SOURCE_HINT;
       if (table().backend == Backend::cpu) {

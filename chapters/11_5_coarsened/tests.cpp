@@ -20,25 +20,12 @@ namespace {
 
 using namespace scanlab;
 
-const AlgorithmTable& table() {
-  static const AlgorithmTable t = s11_5::linked_tables().at(0);
-  return t;
-}
+const AlgorithmTable& table() { return grading::linked_table<s11_5::linked_tables>(); }
 
-const bool registered = [] {
-  grading::register_grading_tests(table(), {SCANLAB_SOURCE_HINT, 5000, true, SCANLAB_EXERCISE_BUILD});
-  return true;
-}();
+const bool registered = grading::register_grading_tests(table(), SCANLAB_GRADING_OPTIONS(5000));
 
 /// The algorithm named `name` in this section's table.
 Algorithm algorithm(std::string_view name) { return grading::algorithm_named(table(), name); }
-
-RunResult run_int32(const Algorithm& a, const std::vector<std::int32_t>& x, std::vector<std::int32_t>& y,
-                    ScanKind kind, bool trace = false) {
-  y.assign(x.size(), -1);
-  RunRequest request{{DType::int32, OpKind::add, kind, x.size(), false}, x.data(), y.data(), 0, trace};
-  return a.run(request);
-}
 
 // Work (Sec. 11.5), one block of T threads scanning N = T f elements (n = N, so the block has its
 // full shape). The book estimates
@@ -69,7 +56,7 @@ TEST(Section11_5, CountsTheOperatorPerPhase) {
     ASSERT_EQ(c.book, (N - T) + T * c.log2t + (N - T));
     for (const auto kind : {ScanKind::inclusive, ScanKind::exclusive}) {
       std::vector<std::int32_t> x(N, 1), y;
-      const RunResult result = run_int32(algorithm(c.name), x, y, kind);
+      const RunResult result = grading::run_add_int32(algorithm(c.name), x, y, kind);
       ASSERT_EQ(result.launches.size(), 1u);
       const LaunchStats& launch = result.launches[0];
       const std::string what = std::string(c.name) + " " + scanlab::name(kind) + " scan; see " + SCANLAB_SOURCE_HINT;
@@ -103,9 +90,6 @@ TEST(Section11_5, CountsTheOperatorPerPhase) {
 //   step 4, phase 3         XY  4 10 17 18 | 20 28 33 35     (thread 1 combined 18 into 2 10 15)
 TEST(Section11_5, TracesTheChaptersExercise) {
   SCANLAB_SKIP_IF_UNAVAILABLE(table());
-  const std::vector<std::int32_t> x{4, 6, 7, 1, 2, 8, 5, 2};
-  const std::vector<std::int32_t> inclusive{4, 10, 17, 18, 20, 28, 33, 35};
-  const std::vector<std::int32_t> exclusive{0, 4, 10, 17, 18, 20, 28, 33};
   const bool cpu = table().backend == Backend::cpu;
   using Row = std::vector<std::string>;
   const Row loaded{"4", "6", "7", "1", "2", "8", "5", "2"}, phase1{"4", "10", "17", "18", "2", "10", "15", "17"},
@@ -114,8 +98,8 @@ TEST(Section11_5, TracesTheChaptersExercise) {
   const std::vector<Row> totals_steps{{"?", "?"}, {"18", "17"}, {"18", "17"}, {"18", "35"}, {"18", "35"}};
   for (const auto kind : {ScanKind::inclusive, ScanKind::exclusive}) {
     std::vector<std::int32_t> y;
-    const RunResult result = run_int32(algorithm("coarsened_256x4"), x, y, kind, cpu);
-    EXPECT_EQ(y, kind == ScanKind::inclusive ? inclusive : exclusive)
+    const RunResult result = grading::run_add_int32(algorithm("coarsened_256x4"), grading::kExercise, y, kind, cpu);
+    EXPECT_EQ(y, kind == ScanKind::inclusive ? grading::kExerciseInclusive : grading::kExerciseExclusive)
         << scanlab::name(kind) << " scan; see " << SCANLAB_SOURCE_HINT;
     if (!cpu) continue;
     ASSERT_EQ(result.launches.size(), 1u);
@@ -147,7 +131,7 @@ TEST(Section11_5, ScansEachSectionIndependently) {
         reference_scan(x.data() + start, expected.data() + start, std::min(section, n - start),
                        Add<std::int32_t>{}, kind);
       }
-      const RunResult result = run_int32(algorithm(name), x, y, kind);
+      const RunResult result = grading::run_add_int32(algorithm(name), x, y, kind);
       EXPECT_EQ(y, expected) << name << " " << scanlab::name(kind) << " scan of 4 sections; see "
                              << SCANLAB_SOURCE_HINT;
       if (table().backend == Backend::cpu) {

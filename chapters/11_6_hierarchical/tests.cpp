@@ -19,31 +19,18 @@ namespace {
 
 using namespace scanlab;
 
-const AlgorithmTable& table() {
-  static const AlgorithmTable t = s11_6::linked_tables().at(0);
-  return t;
-}
+const AlgorithmTable& table() { return grading::linked_table<s11_6::linked_tables>(); }
 
-const AlgorithmTable& test_table() {
-#if defined(SCANLAB_LINKED_CUDA)
-  static const AlgorithmTable t = s11_6::test_algorithms_cuda();
-#else
-  static const AlgorithmTable t = s11_6::test_algorithms_cpu();
-#endif
-  return t;
-}
+// The algorithms only the tests use.
+const AlgorithmTable& test_table() { return grading::kept_table<SCANLAB_LINKED_ENTRY(s11_6::test_algorithms)>(); }
 
 Algorithm algorithm(const AlgorithmTable& in, std::string_view name) { return grading::algorithm_named(in, name); }
 
-const bool registered = [] {
-  // The hierarchical code is the same whichever in-block kernel runs step 1, so every type and
-  // operator is graded over the default one (table entry 0, the coarsened kernel, sections of 4096),
-  // up to 3 sections and one element; the other kernels are checked below.
-  const AlgorithmTable& t = table();
-  grading::register_grading_tests({t.backend, t.algorithms.first(1), t.device},
-                                  {SCANLAB_SOURCE_HINT, 3 * 4096 + 1, true, SCANLAB_EXERCISE_BUILD});
-  return true;
-}();
+// The hierarchical code is the same whichever in-block kernel runs step 1, so every type and
+// operator is graded over the default one (table entry 0, the coarsened kernel, sections of 4096),
+// up to 3 sections and one element; the other kernels are checked below.
+const bool registered =
+    grading::register_grading_tests(grading::first_algorithm_only(table()), SCANLAB_GRADING_OPTIONS(3 * 4096 + 1));
 
 struct Problem {
   DType type;

@@ -36,16 +36,20 @@ const Algorithm kTestAlgorithms[] = {
      &run_scan<SmallSectionsScan>},
 };
 
-template <template <class, class> class Scan>
-RunResult run_repeatedly(const RunRequest& request) {
+}  // namespace
+
+AlgorithmTable SCANLAB_FOR_BACKEND(algorithms)() { return make_table(kAlgorithms); }
+AlgorithmTable SCANLAB_FOR_BACKEND(test_algorithms)() { return make_table(kTestAlgorithms); }
+
+// One scan object, so one counter and one set of flags, for every launch.
+RunResult SCANLAB_FOR_BACKEND(repeated_launches)(const RunRequest& request) {
   require_backend();
   const ScanProblem& p = request.problem;
+  const std::size_t n = p.n;
   return visit_type_op(p.type, p.op, [&](auto type, auto op) {
     using T = typename decltype(type)::type;
-    using Op = decltype(op);
-    const std::size_t n = p.n;
+    SinglePassScan<T, decltype(op)> scan(n);
     DeviceBuffer<T> input(n), output(n);
-    Scan<T, Op> scan(n);
     for (int k = 0; k < request.reps; ++k) {
       input.upload(static_cast<const T*>(request.input) + k * n);
       output.poison();
@@ -55,14 +59,6 @@ RunResult run_repeatedly(const RunRequest& request) {
     }
     return RunResult{};
   });
-}
-
-}  // namespace
-
-AlgorithmTable SCANLAB_FOR_BACKEND(algorithms)() { return make_table(kAlgorithms); }
-AlgorithmTable SCANLAB_FOR_BACKEND(test_algorithms)() { return make_table(kTestAlgorithms); }
-RunResult SCANLAB_FOR_BACKEND(repeated_launches)(const RunRequest& request) {
-  return run_repeatedly<SinglePassScan>(request);
 }
 
 }  // namespace scanlab::s11_7

@@ -25,26 +25,13 @@ namespace {
 
 using namespace scanlab;
 
-const AlgorithmTable& table() {
-  static const AlgorithmTable t = s11_7::linked_tables().at(0);
-  return t;
-}
+const AlgorithmTable& table() { return grading::linked_table<s11_7::linked_tables>(); }
 
-const AlgorithmTable& test_table() {
-#if defined(SCANLAB_LINKED_CUDA)
-  static const AlgorithmTable t = s11_7::test_algorithms_cuda();
-#else
-  static const AlgorithmTable t = s11_7::test_algorithms_cpu();
-#endif
-  return t;
-}
+// The algorithms only the tests use.
+const AlgorithmTable& test_table() { return grading::kept_table<SCANLAB_LINKED_ENTRY(s11_7::test_algorithms)>(); }
 
 RunResult repeated_launches(const RunRequest& request) {
-#if defined(SCANLAB_LINKED_CUDA)
-  return s11_7::repeated_launches_cuda(request);
-#else
-  return s11_7::repeated_launches_cpu(request);
-#endif
+  return SCANLAB_LINKED_ENTRY(s11_7::repeated_launches)(request);
 }
 
 Algorithm algorithm(const AlgorithmTable& in, std::string_view name) { return grading::algorithm_named(in, name); }
@@ -57,12 +44,9 @@ const bool registered = [] {
   // Grade "single_pass" (the cpu table also has the static-index kernel, which is only correct
   // while blocks start in order: see BlockIndexFromBlockIdxDeadlocksOutOfOrder) up to 3 sections and
   // one element, and the 256-element sections as far: chains of up to 49 blocks.
-  const AlgorithmTable& t = table();
-  grading::register_grading_tests({t.backend, t.algorithms.first(1), t.device},
-                                  {SCANLAB_SOURCE_HINT, 3 * 4096 + 1, true, SCANLAB_EXERCISE_BUILD});
-  grading::register_grading_tests(test_table(),
-                                  {SCANLAB_SOURCE_HINT, 3 * 4096 + 1, true, SCANLAB_EXERCISE_BUILD});
-  return true;
+  const grading::GradingOptions options = SCANLAB_GRADING_OPTIONS(3 * 4096 + 1);
+  return grading::register_grading_tests(grading::first_algorithm_only(table()), options) &&
+         grading::register_grading_tests(test_table(), options);
 }();
 
 struct Problem {

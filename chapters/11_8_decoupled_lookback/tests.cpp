@@ -20,33 +20,19 @@ namespace {
 
 using namespace scanlab;
 
-const AlgorithmTable& table() {
-  static const AlgorithmTable t = s11_8::linked_tables().at(0);
-  return t;
-}
+const AlgorithmTable& table() { return grading::linked_table<s11_8::linked_tables>(); }
 bool on_gpu() { return table().backend == Backend::cuda; }
 
 std::string repeated_launches(const s11_8::RepeatedLaunches& request) {
-#if defined(SCANLAB_LINKED_CUDA)
-  return s11_8::repeated_launches_cuda(request);
-#else
-  return s11_8::repeated_launches_cpu(request);
-#endif
+  return SCANLAB_LINKED_ENTRY(s11_8::repeated_launches)(request);
 }
 std::size_t tile_items(DType type) {
-#if defined(SCANLAB_LINKED_CUDA)
-  return s11_8::tile_items_cuda(type);
-#else
-  return s11_8::tile_items_cpu(type);
-#endif
+  return SCANLAB_LINKED_ENTRY(s11_8::tile_items)(type);
 }
 
 // Sizes for the grading tests: up to 200,000 on the emulator, 2^22 + a few on a GPU.
-const bool registered = [] {
-  grading::register_grading_tests(table(),
-                                  {SCANLAB_SOURCE_HINT, on_gpu() ? (1u << 22) + 5 : 200000, true, SCANLAB_EXERCISE_BUILD});
-  return true;
-}();
+const bool registered = grading::register_grading_tests(
+    table(), SCANLAB_GRADING_OPTIONS(on_gpu() ? (1u << 22) + 5 : 200000));
 
 #if defined(SCANLAB_LINKED_CPU)
 /// Changes emulator settings for one scope.
@@ -62,29 +48,35 @@ class EmulatorSettings {
 };
 #endif
 
+// The checks below run on both kernels of the section: the decoupled look-back scan (the student's)
+// and, in the solution build, the persistent pipelined kernel (persistent_scan.cuh, given).
+struct Kernel {
+  Algorithm algorithm;
+  bool persistent;
+  std::size_t (*tile_items)(DType);
+  std::string see;  // what a failure message ends with: where to look
+};
+
 // Around 1, 2, 3 tiles, and 33 tiles (the look-back window is 32 tiles), for both status widths.
-TEST(Section11_8, TileBoundaries) {
-  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+void check_tile_boundaries(const Kernel& k) {
   for (const DType type : {DType::int32, DType::float64}) {
-    const std::size_t tile = tile_items(type);
+    const std::size_t tile = k.tile_items(type);
     std::vector<std::size_t> sizes;
     for (const std::size_t tiles : {1u, 2u, 3u, 33u}) {
       for (const std::size_t n : {tiles * tile - 1, tiles * tile, tiles * tile + 1}) sizes.push_back(n);
     }
     for (const OpKind op : {OpKind::add, OpKind::last}) {
       for (const ScanKind kind : kAllKinds) {
-        EXPECT_EQ(grading::check_sizes(table().algorithms[0], type, op, kind, sizes), "")
-            << "tile of " << tile << " elements; see " << SCANLAB_SOURCE_HINT;
+        EXPECT_EQ(grading::check_sizes(k.algorithm, type, op, kind, sizes), "")
+            << "tile of " << tile << " elements; " << k.see;
       }
     }
   }
 }
 
-// One workspace, 100 launches, the input alternating between two arrays: a status left by the
-// previous launch must read as "not yet published". On the cpu backend two workers run blocks at
-// the same time, so a tile does find predecessors that have not published yet in this launch.
-TEST(Section11_8, HundredLaunchesOnOneWorkspace) {
-  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+// `launches` launches of about `tiles` tiles (2^22 elements on a GPU) on one workspace, on at most
+// `max_blocks` blocks (0: as many as fit), with two workers running blocks at once on the cpu backend.
+void check_repeated_launches(const Kernel& k, std::size_t tiles, std::size_t max_blocks, int launches) {
 #if defined(SCANLAB_LINKED_CPU)
   EmulatorSettings settings;
   settings->workers = 2;
@@ -92,16 +84,18 @@ TEST(Section11_8, HundredLaunchesOnOneWorkspace) {
   for (const DType type : {DType::int32, DType::int64}) {
     s11_8::RepeatedLaunches r;
     r.type = type;
-    r.n = on_gpu() ? (std::size_t{1} << 22) + 3 : 12 * tile_items(type) + 3;
-    r.launches = 100;
-    EXPECT_EQ(repeated_launches(r), "") << "see " << SCANLAB_SOURCE_HINT;
+    r.persistent = k.persistent;
+    r.max_blocks = max_blocks;
+    r.n = on_gpu() ? (std::size_t{1} << 22) + 3 : tiles * k.tile_items(type) + 3;
+    r.launches = launches;
+    EXPECT_EQ(repeated_launches(r), "") << launches << " launches on at most " << max_blocks
+                                        << " blocks (0: as many as fit); " << k.see;
   }
 }
 
 // Only tile 0 publishes its inclusive prefix, so every other tile combines all its predecessors'
 // aggregates, 32 per window, in order: `last` (not commutative) shows a wrong order.
-TEST(Section11_8, LookBackThroughWindowsOfAggregates) {
-  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+void check_windows_of_aggregates(const Kernel& k) {
   for (const DType type : {DType::int32, DType::uint32, DType::int64, DType::float32, DType::float64}) {
     for (const OpKind op : kAllOps) {
       for (const ScanKind kind : kAllKinds) {
@@ -109,143 +103,115 @@ TEST(Section11_8, LookBackThroughWindowsOfAggregates) {
         r.type = type;
         r.op = op;
         r.kind = kind;
-        r.n = (on_gpu() ? 200 : 40) * tile_items(type) + 5;
+        r.persistent = k.persistent;
+        r.n = (on_gpu() ? 200 : 40) * k.tile_items(type) + 5;
         r.launches = 2;
         r.prefix_period_log2 = 31;
-        EXPECT_EQ(repeated_launches(r), "")
-            << name(type) << " " << name(op) << " " << name(kind) << "; see " << SCANLAB_SOURCE_HINT;
+        EXPECT_EQ(repeated_launches(r), "") << name(type) << " " << name(op) << " " << name(kind) << "; " << k.see;
       }
+    }
+  }
+}
+
+// Arrays that do not start on a 16-byte boundary (input or output) take the element-by-element path.
+void check_misaligned(const Kernel& k, std::size_t tiles) {
+  for (const DType type : {DType::int32, DType::float64}) {
+    for (const std::size_t offset : {1u, 3u}) {
+      s11_8::RepeatedLaunches r;
+      r.type = type;
+      r.op = OpKind::last;
+      r.persistent = k.persistent;
+      r.n = tiles * k.tile_items(type) + 7;
+      r.launches = 2;
+      r.offset = offset;
+      EXPECT_EQ(repeated_launches(r), "") << "offset " << offset << "; " << k.see;
     }
   }
 }
 
 // Correctness at scale: 2^30 ints (4 GiB in, 4 GiB out; 262,144 tiles in one launch), verified
 // against the CPU reference. GPU only: on the emulator it would take hours.
+void check_two_to_the_30(const Kernel& k, ScanKind kind) {
+  EXPECT_EQ(grading::check_sizes(k.algorithm, DType::int32, OpKind::add, kind, {std::size_t{1} << 30}), "") << k.see;
+}
+
+const Kernel& lookback() {
+  static const Kernel k{table().algorithms[0], false, &tile_items, std::string("see ") + SCANLAB_SOURCE_HINT};
+  return k;
+}
+
+TEST(Section11_8, TileBoundaries) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+  check_tile_boundaries(lookback());
+}
+
+// One workspace, 100 launches, the input alternating between two arrays: a status left by the
+// previous launch must read as "not yet published". On the cpu backend two workers run blocks at
+// the same time, so a tile does find predecessors that have not published yet in this launch.
+TEST(Section11_8, HundredLaunchesOnOneWorkspace) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+  check_repeated_launches(lookback(), 12, 0, 100);
+}
+
+TEST(Section11_8, LookBackThroughWindowsOfAggregates) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+  check_windows_of_aggregates(lookback());
+}
+
 TEST(Section11_8, TwoToThe30IntsOnAGpu) {
   SCANLAB_SKIP_IF_UNAVAILABLE(table());
   if (!on_gpu()) GTEST_SKIP() << "2^30 elements run on a GPU only (the emulator would take hours)";
-  EXPECT_EQ(grading::check_sizes(table().algorithms[0], DType::int32, OpKind::add, ScanKind::inclusive,
-                                 {std::size_t{1} << 30}),
-            "")
-      << "see " << SCANLAB_SOURCE_HINT;
+  check_two_to_the_30(lookback(), ScanKind::inclusive);
 }
 
-// Arrays that do not start on a 16-byte boundary take the element-by-element path.
 TEST(Section11_8, MisalignedArrays) {
   SCANLAB_SKIP_IF_UNAVAILABLE(table());
-  for (const DType type : {DType::int32, DType::float64}) {
-    for (const std::size_t offset : {1u, 3u}) {
-      s11_8::RepeatedLaunches r;
-      r.type = type;
-      r.op = OpKind::last;
-      r.n = 3 * tile_items(type) + 7;
-      r.launches = 2;
-      r.offset = offset;
-      EXPECT_EQ(repeated_launches(r), "") << "offset " << offset << "; see " << SCANLAB_SOURCE_HINT;
-    }
-  }
+  check_misaligned(lookback(), 3);
 }
 
 // ---- the persistent pipelined kernel (persistent_scan.cuh) -------------------------------------
 // Given, not written by the student: tested in the solution build only (Algorithm::given).
 #if !defined(SCANLAB_GRADES_EXERCISE)
 
-std::size_t persistent_tile_items(DType type) {
-#if defined(SCANLAB_LINKED_CUDA)
-  return s11_8::persistent_tile_items_cuda(type);
-#else
-  return s11_8::persistent_tile_items_cpu(type);
-#endif
-}
-const Algorithm& persistent() {
-  static const Algorithm a = grading::algorithm_named(table(), "persistent_pipelined");
-  return a;
+std::size_t persistent_tile_items(DType type) { return SCANLAB_LINKED_ENTRY(s11_8::persistent_tile_items)(type); }
+const Kernel& persistent() {
+  static const Kernel k{grading::algorithm_named(table(), "persistent_pipelined"), true, &persistent_tile_items,
+                        "the persistent kernel"};
+  return k;
 }
 
-// Around 1, 2, 3 and 33 tiles: the last tile is copied by the producer warp, the others by bulk copies
-// (on sm_90); a ring of stages wraps around many times.
+// The last tile is copied by the producer warp, the others by bulk copies (on sm_90); a ring of
+// stages wraps around many times.
 TEST(Section11_8, PersistentTileBoundaries) {
   SCANLAB_SKIP_IF_UNAVAILABLE(table());
-  for (const DType type : {DType::int32, DType::float64}) {
-    const std::size_t tile = persistent_tile_items(type);
-    std::vector<std::size_t> sizes;
-    for (const std::size_t tiles : {1u, 2u, 3u, 33u}) {
-      for (const std::size_t n : {tiles * tile - 1, tiles * tile, tiles * tile + 1}) sizes.push_back(n);
-    }
-    for (const OpKind op : {OpKind::add, OpKind::last}) {
-      for (const ScanKind kind : kAllKinds) {
-        EXPECT_EQ(grading::check_sizes(persistent(), type, op, kind, sizes), "") << "tile of " << tile << " elements";
-      }
-    }
-  }
+  check_tile_boundaries(persistent());
 }
 
-// 100 launches on one workspace; on the cpu backend with two workers and 1, 2 or 3 blocks (each
-// block scans many tiles: the ring of stages turns over many times, and the ticket counter must be
-// rewound by exactly the last ticket of each launch).
+// 100 launches on one workspace (20 on the cpu backend with 1 or 3 blocks, which scan many tiles
+// each): the ring of stages turns over many times, and the ticket counter must be rewound by
+// exactly the last ticket of each launch.
 TEST(Section11_8, PersistentHundredLaunchesOnOneWorkspace) {
   SCANLAB_SKIP_IF_UNAVAILABLE(table());
-#if defined(SCANLAB_LINKED_CPU)
-  EmulatorSettings settings;
-  settings->workers = 2;
-#endif
-  for (const DType type : {DType::int32, DType::int64}) {
-    for (const std::size_t blocks : {0u, 1u, 3u}) {
-      s11_8::RepeatedLaunches r;
-      r.type = type;
-      r.persistent = true;
-      r.max_blocks = blocks;
-      r.n = on_gpu() ? (std::size_t{1} << 22) + 3 : 6 * persistent_tile_items(type) + 3;
-      r.launches = on_gpu() || blocks == 0 ? 100 : 20;
-      EXPECT_EQ(repeated_launches(r), "") << "at most " << blocks << " blocks (0: as many as fit)";
-    }
+  for (const std::size_t blocks : {0u, 1u, 3u}) {
+    check_repeated_launches(persistent(), 6, blocks, on_gpu() || blocks == 0 ? 100 : 20);
   }
 }
 
-// Only tile 0 publishes its prefix: every look-back walks through windows of aggregates, in order.
 TEST(Section11_8, PersistentLookBackThroughWindowsOfAggregates) {
   SCANLAB_SKIP_IF_UNAVAILABLE(table());
-  for (const DType type : {DType::int32, DType::uint32, DType::int64, DType::float32, DType::float64}) {
-    for (const OpKind op : kAllOps) {
-      for (const ScanKind kind : kAllKinds) {
-        s11_8::RepeatedLaunches r;
-        r.type = type;
-        r.op = op;
-        r.kind = kind;
-        r.persistent = true;
-        r.n = (on_gpu() ? 200 : 40) * persistent_tile_items(type) + 5;
-        r.launches = 2;
-        r.prefix_period_log2 = 31;
-        EXPECT_EQ(repeated_launches(r), "") << name(type) << " " << name(op) << " " << name(kind);
-      }
-    }
-  }
+  check_windows_of_aggregates(persistent());
 }
 
-// Misaligned input or output: the producer warp copies every tile (no bulk copies), stores go element
-// by element.
+// Misaligned input or output: the producer warp copies every tile (no bulk copies).
 TEST(Section11_8, PersistentMisalignedArrays) {
   SCANLAB_SKIP_IF_UNAVAILABLE(table());
-  for (const DType type : {DType::int32, DType::float64}) {
-    for (const std::size_t offset : {1u, 3u}) {
-      s11_8::RepeatedLaunches r;
-      r.type = type;
-      r.op = OpKind::last;
-      r.persistent = true;
-      r.n = 5 * persistent_tile_items(type) + 7;
-      r.launches = 2;
-      r.offset = offset;
-      EXPECT_EQ(repeated_launches(r), "") << "offset " << offset;
-    }
-  }
+  check_misaligned(persistent(), 5);
 }
 
 TEST(Section11_8, PersistentTwoToThe30IntsOnAGpu) {
   SCANLAB_SKIP_IF_UNAVAILABLE(table());
   if (!on_gpu()) GTEST_SKIP() << "2^30 elements run on a GPU only (the emulator would take hours)";
-  for (const ScanKind kind : kAllKinds) {
-    EXPECT_EQ(grading::check_sizes(persistent(), DType::int32, OpKind::add, kind, {std::size_t{1} << 30}), "");
-  }
+  for (const ScanKind kind : kAllKinds) check_two_to_the_30(persistent(), kind);
 }
 #endif  // !SCANLAB_GRADES_EXERCISE
 
@@ -259,16 +225,16 @@ TEST(Section11_8, AnyBlockOrder) {
     settings->block_order = order;
     settings->seed = 5;
     settings->watchdog_seconds = 5;
-    EXPECT_EQ(grading::check_sizes(table().algorithms[0], DType::int32, OpKind::last, ScanKind::inclusive,
-                                   {5 * tile_items(DType::int32) + 9}),
-              "")
-        << emu::order_name(order) << " block order; see " << SCANLAB_SOURCE_HINT;
+    std::vector<const Kernel*> kernels{&lookback()};
 #if !defined(SCANLAB_GRADES_EXERCISE)
-    EXPECT_EQ(grading::check_sizes(persistent(), DType::int32, OpKind::last, ScanKind::inclusive,
-                                   {5 * persistent_tile_items(DType::int32) + 9}),
-              "")
-        << emu::order_name(order) << " block order, persistent kernel";
+    kernels.push_back(&persistent());
 #endif
+    for (const Kernel* k : kernels) {
+      EXPECT_EQ(grading::check_sizes(k->algorithm, DType::int32, OpKind::last, ScanKind::inclusive,
+                                     {5 * k->tile_items(DType::int32) + 9}),
+                "")
+          << emu::order_name(order) << " block order; " << k->see;
+    }
   }
 }
 #endif

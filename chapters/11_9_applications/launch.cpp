@@ -53,28 +53,8 @@ T read_one(const T* d) {
 /// The verified run (with the emulator's counts), then, with reps, a warm-up and reps timed runs.
 template <class F>
 void run_and_time(const Request& request, Result& result, F&& run_once) {
-#if defined(SCANLAB_BACKEND_CPU)
-  emu::take_stats();
-#endif
-  run_once();
-  synchronize();
-#if defined(SCANLAB_BACKEND_CPU)
-  result.launches = emu::take_stats();
-#endif
-  if (request.reps > 0) {
-    Timer timer;
-    for (int rep = -1; rep < request.reps; ++rep) {
-      if (request.before_each_run) request.before_each_run();
-      timer.start();
-      run_once();
-      const double ms = timer.stop();
-      if (rep >= 0) result.times_ms.push_back(ms);
-    }
-    synchronize();
-#if defined(SCANLAB_BACKEND_CPU)
-    emu::take_stats();
-#endif
-  }
+  result.launches = run_counted(false, run_once);  // (run_app traces the arrays, not the launches)
+  time_runs(request, result.times_ms, run_once);
 }
 
 template <class T>

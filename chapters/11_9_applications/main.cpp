@@ -138,7 +138,6 @@ int run(int argc, const char* const* argv) {
 
   bool all_passed = true;
   std::vector<ResultRow> rows;
-  const std::string date = utc_now();
   for (const AppInfo& a : apps) {
     Request r = make_request(a.app, in, o.op, o.kind);
     r.reps = o.reps;
@@ -146,40 +145,18 @@ int run(int argc, const char* const* argv) {
     const Result result = backend.run(r);
     const std::string error = check_result(r, result);
     all_passed = all_passed && error.empty();
-    std::uint64_t ops = 0;
-    for (const LaunchStats& l : result.launches) ops += l.ops;
+    ResultRow row = run_row("11.9", std::string(a.name), backend.backend, device, r.type, r.op, r.kind, n, o.seed);
+    row.verified = error.empty();
+    set_times(row, result.times_ms);
+    row.launches = result.launches.size();
+    for (const LaunchStats& l : result.launches) row.ops += l.ops;
     std::printf("  %-22s %s  count %zu", std::string(a.name).c_str(), error.empty() ? "Passed" : "FAILED",
                 result.count);
     if (backend.backend == Backend::cpu) std::printf("  launches %zu  ops %llu", result.launches.size(),
-                                                     static_cast<unsigned long long>(ops));
-    if (!result.times_ms.empty()) {
-      std::vector<double> t = result.times_ms;
-      std::sort(t.begin(), t.end());
-      std::printf("  median %.4f ms", t[t.size() / 2]);
-    }
+                                                     static_cast<unsigned long long>(row.ops));
+    if (row.reps > 0) std::printf("  median %.4f ms", row.median_ms);
     std::printf("\n");
     if (!error.empty()) std::printf("    %s\n", error.c_str());
-    ResultRow row;
-    row.section = "11.9";
-    row.algorithm = std::string(a.name);
-    row.backend = name(backend.backend);
-    row.device = device;
-    row.type = name(r.type);
-    row.op = name(r.op);
-    row.kind = name(r.kind);
-    row.n = n;
-    row.seed = o.seed;
-    row.verified = error.empty();
-    row.reps = static_cast<int>(result.times_ms.size());
-    if (!result.times_ms.empty()) {
-      std::vector<double> t = result.times_ms;
-      std::sort(t.begin(), t.end());
-      row.median_ms = t[t.size() / 2];
-      row.min_ms = t.front();
-    }
-    row.launches = result.launches.size();
-    row.ops = ops;
-    row.date = date;
     rows.push_back(row);
     if (o.trace) {
       if (a.app == App::radix_sort) print_array("keys (low 32 bits)", as_strings(DType::uint32, r.input, n));
@@ -197,13 +174,7 @@ int run(int argc, const char* const* argv) {
 int main(int argc, char** argv) {
   try {
     return run(argc, argv);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 2;
-  } catch (const NoDeviceError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 2;
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {  // a UsageError, no GPU, or an error that stopped the run
     std::fprintf(stderr, "%s\n", e.what());
     return 2;
   }

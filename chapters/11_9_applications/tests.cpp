@@ -14,6 +14,7 @@
 #include "app_check.hpp"
 #include "apps.hpp"
 #include "scanlab/error.hpp"
+#include "scanlab/testing.hpp"
 
 #if defined(SCANLAB_LINKED_CPU)
 #include "scanlab/emu/runtime.hpp"
@@ -24,13 +25,7 @@ namespace {
 using namespace scanlab;
 using namespace scanlab::s11_9;
 
-Result run(const Request& r) {
-#if defined(SCANLAB_LINKED_CUDA)
-  return run_app_cuda(r);
-#else
-  return run_app_cpu(r);
-#endif
-}
+Result run(const Request& r) { return SCANLAB_LINKED_ENTRY(run_app)(r); }
 
 bool on_gpu() {
 #if defined(SCANLAB_LINKED_CUDA)

@@ -7,7 +7,9 @@
 # section's algorithms scan one section (the program's --sections K runs K of them in one launch);
 # without it they scan any n. BENCH: the GPU benchmark (chapters/11_8_decoupled_lookback/bench) runs
 # the section's algorithms too. KERNEL_INCLUDES: folders of other sections' solution kernels it uses.
-# SANITIZE_ARGS: extra program arguments for the sanitizer tests (below).
+# SANITIZE_ARGS: extra program arguments for the sanitizer tests (below). OWN_OPTIONS: the program has
+# options of its own, not the common scan set, so the section adds its own bad-input tests (the common
+# ones and the sanitizer tests, which run the common options, are left out).
 #
 # From chapters/<DIR>/ it uses launch.cpp (the host code that launches the kernels, compiled once per
 # backend), main.cpp (the program), tests.cpp (the grading tests), and the patches in mutants/ and
@@ -134,11 +136,14 @@ endfunction()
 # all PASS on it. Together they prove the grader both ways.
 #
 # A patch is a unified diff against solutions/<DIR>/ (file names a/<file>, b/<file>), after a preamble:
-# a few lines that say what the variant does, then for a mutant optionally one `EXPECT: <regex>` line.
+# one line that says what the variant does, then for a mutant optionally one `EXPECT: <regex>` line.
 # To make one: copy the solution file somewhere, edit it, and run (from the repository root)
 #   diff -u --label a/<file> --label b/<file> solutions/<DIR>/<file> <edited copy> >> chapters/<DIR>/mutants/<name>.patch
 # after writing the preamble into that .patch (a new patch needs no other change: the folders are
-# globbed). At configure time each patch is applied with GNU patch (no fuzz) to a copy of the section's
+# globbed). Then, and after any change to a solution, one command makes every patch exact again with
+# the fewest unambiguous context lines (it names any patch that no longer applies):
+#   python3 common/cmake/rediff_patches.py . [chapters/<DIR>/mutants/<name>.patch ...]
+# At configure time each patch is applied with GNU patch (no fuzz) to a copy of the section's
 # solution files, in <build>/chapters/<DIR>/kernels/mutant_<name>/ (valid_<name>/): that folder is the
 # variant's whole kernel source. A patch that no longer applies (the solution changed under it) fails
 # the configure with one line naming the patch and the file (every broken patch is named): redo the
@@ -301,6 +306,12 @@ function(scanlab_add_cli_tests program section in_block)
     scanlab_add_cli_case(${program} ${section} sections_for_any_n 2 "scans any n in one piece"
                          --backend cpu --sections 2)
   endif()
+  scanlab_add_cli_cuda_case(${program} ${section})
+endfunction()
+
+# --backend cuda where it cannot run: a build without the cuda backend, or (with it) a machine without
+# a GPU (where there is one, the run may succeed: GPU_MAY_ACCEPT).
+function(scanlab_add_cli_cuda_case program section)
   if(SCANLAB_HAVE_CUDA)
     set(SCANLAB_CLI_EXTRA -DGPU_MAY_ACCEPT=ON)
     scanlab_add_cli_case(${program} ${section} cuda_without_gpu 2
@@ -348,8 +359,39 @@ function(scanlab_section_variant_test test_exe kernel_dir hint chapter)
   scanlab_section_test(${test_exe} "${chapter}" ${lib} "${hint}")
 endfunction()
 
+# The kernel sources this build makes, in `out_var`: solution and/or exercise (SCANLAB_BUILD_SOLUTIONS,
+# SCANLAB_BUILD_EXERCISES).
+function(scanlab_sources out_var)
+  set(sources "")
+  if(SCANLAB_BUILD_SOLUTIONS)
+    list(APPEND sources solution)
+  endif()
+  if(SCANLAB_BUILD_EXERCISES)
+    list(APPEND sources exercise)
+  endif()
+  set(${out_var} ${sources} PARENT_SCOPE)
+endfunction()
+
+# Sets, in the caller, where `source` (solution or exercise) of section `id` (folder `dir`) lives:
+# kernel_dir (solutions/<dir> or the exercises folder's), program (scanlab_<id> or
+# scanlab_<id>_exercise; the solution program joins scanlab_programs) and hint (where the tests'
+# messages point the student).
+function(scanlab_source_paths source id dir)
+  string(REPLACE "." "_" us "${id}")
+  if(source STREQUAL "solution")
+    set(kernel_dir "${PROJECT_SOURCE_DIR}/solutions/${dir}" PARENT_SCOPE)
+    set(program scanlab_${us} PARENT_SCOPE)
+    set(hint "solutions/${dir}/" PARENT_SCOPE)
+    set_property(GLOBAL APPEND PROPERTY SCANLAB_PROGRAMS scanlab_${us})
+  else()
+    set(kernel_dir "${SCANLAB_EXERCISES_DIR}/${dir}" PARENT_SCOPE)
+    set(program scanlab_${us}_exercise PARENT_SCOPE)
+    set(hint "the TODO(student) blocks in ${SCANLAB_EXERCISES_LABEL}/${dir}/" PARENT_SCOPE)
+  endif()
+endfunction()
+
 function(scanlab_add_section)
-  cmake_parse_arguments(S "IN_BLOCK;BENCH" "ID;DIR;NAMESPACE" "KERNELS;KERNEL_INCLUDES;SANITIZE_ARGS" ${ARGN})
+  cmake_parse_arguments(S "IN_BLOCK;BENCH;OWN_OPTIONS" "ID;DIR;NAMESPACE" "KERNELS;KERNEL_INCLUDES;SANITIZE_ARGS" ${ARGN})
   string(REPLACE "." "_" id "${S_ID}")
   set(chapter "${CMAKE_CURRENT_SOURCE_DIR}")
   if(NOT SCANLAB_HAVE_SOLUTIONS)  # the student release: the student's own kernels of those sections
@@ -361,25 +403,9 @@ function(scanlab_add_section)
     set_property(GLOBAL APPEND PROPERTY SCANLAB_BENCH_SECTIONS ${id})
   endif()
 
-  set(sources "")
-  if(SCANLAB_BUILD_SOLUTIONS)
-    list(APPEND sources solution)
-  endif()
-  if(SCANLAB_BUILD_EXERCISES)
-    list(APPEND sources exercise)
-  endif()
-
+  scanlab_sources(sources)
   foreach(source IN LISTS sources)
-    if(source STREQUAL "solution")
-      set(kernel_dir "${PROJECT_SOURCE_DIR}/solutions/${S_DIR}")
-      set(program scanlab_${id})
-      set(hint "solutions/${S_DIR}/")
-      set_property(GLOBAL APPEND PROPERTY SCANLAB_PROGRAMS ${program})
-    else()
-      set(kernel_dir "${SCANLAB_EXERCISES_DIR}/${S_DIR}")
-      set(program scanlab_${id}_exercise)
-      set(hint "the TODO(student) blocks in ${SCANLAB_EXERCISES_LABEL}/${S_DIR}/")
-    endif()
+    scanlab_source_paths(${source} ${S_ID} ${S_DIR})
     foreach(file IN LISTS S_KERNELS)
       if(NOT EXISTS "${kernel_dir}/${file}")
         message(FATAL_ERROR "section ${S_ID}: ${kernel_dir}/${file} is missing (every exercise folder "
@@ -414,7 +440,7 @@ function(scanlab_add_section)
     if(source STREQUAL "exercise")
       scanlab_student_code(${student_targets} ${program})
     endif()
-    if(SCANLAB_BUILD_TESTS AND source STREQUAL "solution" AND SCANLAB_HAVE_CPU)
+    if(SCANLAB_BUILD_TESTS AND source STREQUAL "solution" AND SCANLAB_HAVE_CPU AND NOT S_OWN_OPTIONS)
       scanlab_add_cli_tests(${program} ${S_ID} ${S_IN_BLOCK})
     endif()
     if(SCANLAB_BUILD_TESTS AND (source STREQUAL "solution" OR NOT SCANLAB_BUILD_SOLUTIONS))

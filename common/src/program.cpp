@@ -55,13 +55,6 @@ void print_trace(const std::vector<LaunchStats>& launches) {
   }
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
-
 }  // namespace
 
 std::string compare_thread_orders([[maybe_unused]] const Algorithm& algorithm, [[maybe_unused]] RunRequest request,
@@ -236,17 +229,7 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
       HostArray output(o.type, n);
       RunRequest request{problem, input.data(), output.data(), 0, o.trace};
 
-      ResultRow row;
-      row.section = info.id;
-      row.algorithm = std::string(a->name);
-      row.backend = name(table.backend);
-      row.device = device;
-      row.type = name(o.type);
-      row.op = name(o.op);
-      row.kind = name(o.kind);
-      row.n = n;
-      row.seed = o.seed;
-      row.date = utc_now();
+      ResultRow row = run_row(info.id, std::string(a->name), table.backend, device, o.type, o.op, o.kind, n, o.seed);
 
       const std::string where_from =
           o.input.empty() ? "seed " + std::to_string(o.seed) : "input [" + o.input + "]";
@@ -312,9 +295,7 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
         request.reps = o.reps;
         request.trace = false;
         const RunResult timed = a->run(request);
-        row.reps = o.reps;
-        row.median_ms = median(timed.times_ms);
-        row.min_ms = timed.times_ms.empty() ? 0 : *std::min_element(timed.times_ms.begin(), timed.times_ms.end());
+        set_times(row, timed.times_ms);
         const double bytes = 2.0 * static_cast<double>(n) * static_cast<double>(size_of(o.type));
         row.gbps = row.median_ms > 0 ? bytes / (row.median_ms * 1e-3) / 1e9 : 0;
         std::printf("  time %.4f ms (median of %d), %.2f GB/s\n", row.median_ms, o.reps, row.gbps);
@@ -333,10 +314,7 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
     if (!o.json.empty()) write_json(o.json, rows);
     std::printf("%s\n", all_passed ? "Passed" : "FAILED");
     return all_passed ? 0 : 1;
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
-    return 2;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // a UsageError, or an error that stopped the run
     std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
     return 2;
   }

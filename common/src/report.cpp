@@ -118,4 +118,30 @@ std::uint64_t steps_unlimited(const std::vector<LaunchStats>& launches) {
   return total;
 }
 
+ResultRow run_row(const std::string& section, const std::string& algorithm, Backend backend, const std::string& device,
+                  DType type, OpKind op, ScanKind kind, std::uint64_t n, std::uint64_t seed) {
+  ResultRow row;
+  row.section = section;
+  row.algorithm = algorithm;
+  row.backend = name(backend);
+  row.device = device;
+  row.type = name(type);
+  row.op = name(op);
+  row.kind = name(kind);
+  row.n = n;
+  row.seed = seed;
+  row.date = utc_now();
+  return row;
+}
+
+void set_times(ResultRow& row, const std::vector<double>& times_ms) {
+  row.reps = static_cast<int>(times_ms.size());
+  if (times_ms.empty()) return;
+  std::vector<double> t = times_ms;
+  std::sort(t.begin(), t.end());
+  const std::size_t m = t.size() / 2;
+  row.median_ms = t.size() % 2 ? t[m] : (t[m - 1] + t[m]) / 2;
+  row.min_ms = t.front();
+}
+
 }  // namespace scanlab

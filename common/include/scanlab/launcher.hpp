@@ -13,6 +13,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "scanlab/algorithm.hpp"
 #include "scanlab/dispatch.hpp"
@@ -209,6 +210,56 @@ inline void require_memory(std::size_t bytes_needed) {
 #endif
 }
 
+/// Runs `launch` once and waits for it, with the emulator's trace on if `trace` (put back afterwards,
+/// also on an error); returns the emulator's counts of its launches (none on a GPU).
+template <class F>
+std::vector<LaunchStats> run_counted(bool trace, F&& launch) {
+#if defined(SCANLAB_BACKEND_CPU)
+  emu::take_stats();  // drop counts of anything launched before
+  const bool traced = emu::settings().trace;
+  emu::settings().trace = trace;
+  try {
+    launch();
+    synchronize();
+  } catch (...) {
+    emu::settings().trace = traced;
+    throw;
+  }
+  emu::settings().trace = traced;
+  return emu::take_stats();
+#else
+  (void)trace;
+  launch();
+  synchronize();
+  return {};
+#endif
+}
+
+/// With request.reps > 0: one warm-up run, then request.reps timed runs of `run_once`, appended to
+/// `times_ms`. Before each, outside the timed interval: `prepare()`, then request.before_each_run.
+template <class Request, class Run, class Prepare>
+void time_runs(const Request& request, std::vector<double>& times_ms, Run&& run_once, Prepare&& prepare) {
+  if (request.reps <= 0) return;
+  Timer timer;
+  for (int rep = -1; rep < request.reps; ++rep) {  // rep -1 is the warm-up
+    prepare();
+    if (request.before_each_run) request.before_each_run();
+    timer.start();
+    run_once();
+    const double ms = timer.stop();
+    if (rep >= 0) times_ms.push_back(ms);
+  }
+  synchronize();
+#if defined(SCANLAB_BACKEND_CPU)
+  emu::take_stats();  // the timed runs' counts are not reported
+#endif
+}
+
+template <class Request, class Run>
+void time_runs(const Request& request, std::vector<double>& times_ms, Run&& run_once) {
+  time_runs(request, times_ms, run_once, [] {});
+}
+
 /// Makes a RunFn from an algorithm class template `Scan<T, Op>`, which must have
 ///   explicit Scan(std::size_t n);   // allocates its device workspace, if any
 ///   void operator()(const T* d_in, T* d_out, std::size_t n, Op op, ScanKind kind);  // launches
@@ -233,46 +284,17 @@ RunResult run_scan(const RunRequest& request) {
 
     input.upload(static_cast<const T*>(request.input));
     if (!p.in_place) output.poison();
-#if defined(SCANLAB_BACKEND_CPU)
-    emu::take_stats();  // drop counts of anything launched before
-    const bool traced = emu::settings().trace;
-    emu::settings().trace = request.trace;
-#endif
-    try {
+    result.launches = run_counted(request.trace, [&] {
       if (n > 0) scan(input.data(), d_out, n, op, p.kind);  // (a launch of 0 blocks is an error)
-      synchronize();
-    } catch (...) {
-#if defined(SCANLAB_BACKEND_CPU)
-      emu::settings().trace = traced;
-#endif
-      throw;
-    }
-#if defined(SCANLAB_BACKEND_CPU)
-    emu::settings().trace = traced;
-    result.launches = emu::take_stats();
-#endif
+    });
     if (n > 0) {
       if (p.in_place) {
         input.download(static_cast<T*>(request.output));
       } else {
         output.download(static_cast<T*>(request.output));
       }
-    }
-
-    if (request.reps > 0 && n > 0) {
-      Timer timer;
-      for (int rep = -1; rep < request.reps; ++rep) {  // rep -1 is the warm-up
-        if (p.in_place) input.upload(static_cast<const T*>(request.input));
-        if (request.before_each_run) request.before_each_run();
-        timer.start();
-        scan(input.data(), d_out, n, op, p.kind);
-        const double ms = timer.stop();
-        if (rep >= 0) result.times_ms.push_back(ms);
-      }
-      synchronize();
-#if defined(SCANLAB_BACKEND_CPU)
-      emu::take_stats();
-#endif
+      time_runs(request, result.times_ms, [&] { scan(input.data(), d_out, n, op, p.kind); },
+                [&] { if (p.in_place) input.upload(static_cast<const T*>(request.input)); });
     }
     return result;
   });

@@ -110,24 +110,4 @@ struct Last {
   }
 };
 
-/// The operator class template for an OpKind.
-template <OpKind K, class T>
-struct OpFor;
-template <class T>
-struct OpFor<OpKind::add, T> {
-  using type = Add<T>;
-};
-template <class T>
-struct OpFor<OpKind::max, T> {
-  using type = Max<T>;
-};
-template <class T>
-struct OpFor<OpKind::min, T> {
-  using type = Min<T>;
-};
-template <class T>
-struct OpFor<OpKind::last, T> {
-  using type = Last<T>;
-};
-
 }  // namespace scanlab

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "scanlab/stats.hpp"
+#include "scanlab/types.hpp"
 
 namespace scanlab {
 
@@ -60,6 +61,14 @@ void write_json(const std::string& path, const std::vector<ResultRow>& rows);
 std::string csv_header();
 /// Now, as "2026-11-23T05:00:00Z".
 std::string utc_now();
+
+/// A row's first fields: which algorithm of which section ran where, on what; dated now. The caller
+/// fills in the results.
+ResultRow run_row(const std::string& section, const std::string& algorithm, Backend backend, const std::string& device,
+                  DType type, OpKind op, ScanKind kind, std::uint64_t n, std::uint64_t seed);
+
+/// The timed runs' times into `row`: reps, the median and the shortest (0 when none).
+void set_times(ResultRow& row, const std::vector<double>& times_ms);
 
 /// Steps with unlimited execution units: for each launch, the longest chain of operator applications
 /// through its barrier intervals (blocks run side by side), summed over launches. See docs.

@@ -27,6 +27,11 @@ std::vector<std::size_t> grading_sizes(std::size_t max_n, std::size_t large = 50
 /// Returned by value (a few words), so `const Algorithm& a = algorithm_named(t, "x");` is safe.
 Algorithm algorithm_named(const AlgorithmTable& table, std::string_view name);
 
+/// Runs `algorithm` as an int32 add scan of `x` into `y` (resized to x and filled with -1 first, so an
+/// element nothing writes shows), with the cpu backend's trace if `trace`.
+RunResult run_add_int32(const Algorithm& algorithm, const std::vector<std::int32_t>& x, std::vector<std::int32_t>& y,
+                        ScanKind kind, bool trace = false);
+
 /// Why this backend cannot run here (no GPU), or nothing.
 std::optional<std::string> unavailable(const AlgorithmTable& table);
 
@@ -72,9 +77,43 @@ struct GradingOptions {
 #define SCANLAB_EXERCISE_BUILD false
 #endif
 
+/// The GradingOptions of this test program as CMake built it (its SCANLAB_SOURCE_HINT, whether it
+/// grades an exercise), graded up to `large` elements, with the race check.
+#define SCANLAB_GRADING_OPTIONS(large) \
+  ::scanlab::grading::GradingOptions { SCANLAB_SOURCE_HINT, (large), true, SCANLAB_EXERCISE_BUILD }
+
 /// Registers one test per (algorithm, type, operator, inclusive/exclusive) of `table`, named
 /// `Grading.<algorithm>/<type>_<op>_<kind>`; with `options.exercise`, not for a given algorithm.
-void register_grading_tests(const AlgorithmTable& table, const GradingOptions& options);
+/// Returns true, so that a tests.cpp registers them as the program starts:
+///   const bool registered = grading::register_grading_tests(table(), {...});
+bool register_grading_tests(const AlgorithmTable& table, const GradingOptions& options);
+
+/// The chapter's exercise array (Sec. 11.2, also traced in 11.4 and 11.5), and its inclusive and
+/// exclusive add scans.
+inline const std::vector<std::int32_t> kExercise{4, 6, 7, 1, 2, 8, 5, 2};
+inline const std::vector<std::int32_t> kExerciseInclusive{4, 10, 17, 18, 20, 28, 33, 35};
+inline const std::vector<std::int32_t> kExerciseExclusive{0, 4, 10, 17, 18, 20, 28, 33};
+
+/// `table` with its first algorithm only (the one a section grades over every type and operator).
+inline AlgorithmTable first_algorithm_only(const AlgorithmTable& table) {
+  return {table.backend, table.algorithms.first(1), table.device};
+}
+
+/// The table a test program grades: the first of a section's linked tables (a test program is
+/// linked with one backend), made once. In a section's tests.cpp:
+///   const AlgorithmTable& table() { return grading::linked_table<s11_2::linked_tables>(); }
+template <auto linked_tables>
+const AlgorithmTable& linked_table() {
+  static const AlgorithmTable table = linked_tables().at(0);
+  return table;
+}
+
+/// The table that `make` returns, made once (say, a section's test-only algorithms).
+template <auto make>
+const AlgorithmTable& kept_table() {
+  static const AlgorithmTable table = make();
+  return table;
+}
 
 }  // namespace scanlab::grading
 
@@ -85,3 +124,11 @@ void register_grading_tests(const AlgorithmTable& table, const GradingOptions& o
       GTEST_SKIP() << *scanlab_why_;                                              \
     }                                                                             \
   } while (0)
+
+/// A section's entry point for the backend this test program is linked with:
+/// `SCANLAB_LINKED_ENTRY(s11_7::repeated_launches)` is s11_7::repeated_launches_cuda or _cpu.
+#if defined(SCANLAB_LINKED_CUDA)
+#define SCANLAB_LINKED_ENTRY(name) name##_cuda
+#else
+#define SCANLAB_LINKED_ENTRY(name) name##_cpu
+#endif

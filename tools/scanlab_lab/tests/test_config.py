@@ -1,11 +1,9 @@
 """config.py: grading.toml, read by tomllib and by the subset reader alike; the weights in a grade."""
 import os
-import shutil
-import tempfile
 import unittest
 
 from scanlab_lab import LabError, config, grade, sections
-from scanlab_lab.tests.util import FIXTURES, ROOT
+from scanlab_lab.tests.util import ROOT, graded_build_dir
 
 TEXT = '''
 # a comment
@@ -60,10 +58,7 @@ class Read(unittest.TestCase):
 
 class Weights(unittest.TestCase):
     def test_points_follow_the_weight_and_the_counted_tests(self):
-        bdir = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, bdir)
-        for suffix in ("junit.xml", "ctest.log"):
-            shutil.copy(os.path.join(FIXTURES, f"broken-{suffix}"), os.path.join(bdir, f"grade-{suffix}"))
+        bdir = graded_build_dir(self)
         s11_1 = sections.resolve(sections.load(ROOT), ["11.1"])
         build = {"11.1": {"status": "built", "warnings": [], "error": "", "log": None}}
         plain = grade.Grading(ROOT, bdir, s11_1, os.path.join(ROOT, "exercises"), "x").summarise(build, ["cpu"])

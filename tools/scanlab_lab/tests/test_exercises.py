@@ -4,7 +4,7 @@ import tempfile
 import unittest
 
 from scanlab_lab import LabError, exercises
-from scanlab_lab.tests.util import FIXTURES, ROOT
+from scanlab_lab.tests.util import ROOT, broken_kernel
 
 STUBS = os.path.join(ROOT, "exercises")
 
@@ -51,7 +51,7 @@ class Exercises(unittest.TestCase):
         stub = os.path.join(STUBS, "11_1_sequential")
         self.assertEqual(exercises.untouched(stub, stubs), ["sequential_scan.cuh"])
         self.assertEqual(exercises.untouched(os.path.join(ROOT, "solutions", "11_1_sequential"), stubs), [])
-        self.assertEqual(exercises.untouched(os.path.join(FIXTURES, "broken_kernel"), stubs), [])
+        self.assertEqual(exercises.untouched(broken_kernel(self.tmp), stubs), [])
         # Re-indented, or edited outside the blocks: still not started.
         mine = os.path.join(self.tmp, "11_1_sequential")
         os.makedirs(mine)

@@ -1,24 +1,18 @@
 import io
 import json
 import os
-import shutil
-import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
 from scanlab_lab import grade, report, sections
-from scanlab_lab.tests.util import FIXTURES, ROOT
+from scanlab_lab.tests.util import FIXTURES, ROOT, graded_build_dir
 
 
 class Summary(unittest.TestCase):
     """grade.py's report on the captured 11.1 outputs: a broken kernel, the stub, a build error."""
 
     def grading(self, name, student, status="built", error=""):
-        bdir = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, bdir)
-        if name:
-            shutil.copy(os.path.join(FIXTURES, f"{name}-junit.xml"), os.path.join(bdir, "grade-junit.xml"))
-            shutil.copy(os.path.join(FIXTURES, f"{name}-ctest.log"), os.path.join(bdir, "grade-ctest.log"))
+        bdir = graded_build_dir(self, name)
         s11_1 = sections.resolve(sections.load(ROOT), ["11.1"])
         g = grade.Grading(ROOT, bdir, s11_1, student, "label")
         warnings = ["/s/11_1_sequential/sequential_scan.cuh:25:21: warning: comparison"]

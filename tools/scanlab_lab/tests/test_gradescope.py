@@ -10,7 +10,7 @@ import tempfile
 import unittest
 
 from scanlab_lab import config, grade, gradescope, sections
-from scanlab_lab.tests.util import FIXTURES, ROOT
+from scanlab_lab.tests.util import FIXTURES, ROOT, graded_build_dir
 
 TOP_KEYS = {"score", "execution_time", "output", "output_format", "test_output_format", "test_name_format",
             "visibility", "stdout_visibility", "extra_data", "tests", "leaderboard"}
@@ -40,10 +40,7 @@ def check_format(test, data):
 
 class Results(unittest.TestCase):
     def test_one_test_per_section_with_its_diagnosis(self):
-        bdir = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, bdir)
-        for suffix in ("junit.xml", "ctest.log"):
-            shutil.copy(os.path.join(FIXTURES, f"broken-{suffix}"), os.path.join(bdir, f"grade-{suffix}"))
+        bdir = graded_build_dir(self)
         all_sections = sections.load(ROOT)
         s11_1 = [s for s in all_sections if s.id == "11.1"]
         g = grade.Grading(ROOT, bdir, s11_1, FIXTURES, "submission")
