@@ -29,9 +29,9 @@ configure=(--preset arm64-qemu)
 if command -v ccache >/dev/null 2>&1; then configure+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 
 t0=$SECONDS
-cmake "${configure[@]}" >build-arm64-configure.log 2>&1 ||
-  { cat build-arm64-configure.log >&2; die "the configure failed (above)"; }
-rm -f build-arm64-configure.log
+mkdir -p build
+cmake "${configure[@]}" >build/arm64-qemu-configure.log 2>&1 ||
+  { cat build/arm64-qemu-configure.log >&2; die "the configure failed (above)"; }
 build=(--preset arm64-qemu)
 [[ -n "${LAB_JOBS:-}" ]] && build+=(-j "$LAB_JOBS")
 say "building (cross-compiling for arm64; the test lists come from the programs, run under qemu)..."

@@ -11,15 +11,20 @@ set(_triple aarch64-linux-gnu)
 set(CMAKE_C_COMPILER ${_triple}-gcc)
 set(CMAKE_CXX_COMPILER ${_triple}-g++)
 
-# qemu finds the arm64 dynamic loader and libc through -L; the multiarch libraries (Boost, GoogleTest)
-# are in /usr/lib/aarch64-linux-gnu, which that loader searches on its own.
+# qemu's -L: where the arm64 dynamic loader and libc are. Debian's multiarch libc6:arm64 (installed
+# with the arm64 libraries) is in /lib/aarch64-linux-gnu: then -L /, so that the loader and libc come
+# from the same package (the cross compiler's older loader in /usr/aarch64-linux-gnu with the
+# multiarch libc hangs in pthread_create).
 find_program(SCANLAB_QEMU_AARCH64 NAMES qemu-aarch64 qemu-aarch64-static)
 if(NOT SCANLAB_QEMU_AARCH64)
   message(FATAL_ERROR "qemu-aarch64 was not found: install qemu-user (tools/setup.sh --arm64 lists "
                       "every package the arm64 build needs)")
 endif()
-set(CMAKE_CROSSCOMPILING_EMULATOR "${SCANLAB_QEMU_AARCH64};-L;/usr/${_triple}" CACHE STRING
-    "How the arm64 test programs run here")
+set(_sysroot /usr/${_triple})
+if(EXISTS /lib/ld-linux-aarch64.so.1)
+  set(_sysroot /)
+endif()
+set(CMAKE_CROSSCOMPILING_EMULATOR "${SCANLAB_QEMU_AARCH64};-L;${_sysroot}")
 
 # Libraries and headers: the target's only (the cross compiler's own folder and the multiarch
 # folders under /); programs (patch, python3, doxygen): the host's.
