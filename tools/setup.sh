@@ -1,50 +1,86 @@
 #!/usr/bin/env bash
-# tools/setup.sh: installs what scanlab needs, on Debian or Ubuntu (apt-get, through sudo when not
-# root). The one list of the project's Debian packages; ./lab runs it before every build, and a
-# second run only checks (a moment).
+# tools/setup.sh: installs what scanlab needs. The one list of the project's packages (./lab, the dev
+# container and tools/portable/ all run this script): on Debian or Ubuntu it installs what is
+# missing with apt-get (through sudo when not root), on Fedora with dnf; on macOS, and wherever it
+# cannot install, it says what to run, one line per missing thing. A second run only checks (a
+# moment).
 #
-#   tools/setup.sh [--preset NAME] [--docs] [--sandbox]
+#   tools/setup.sh [--preset NAME] [--docs] [--sandbox] [--arm64] [--clang] [--check]
 #
 # --preset gpu: the cuda-only build, without Boost.Context. --docs: Doxygen and Graphviz are
 # required (else installed when possible, and only warned about). --sandbox: bubblewrap is required
-# (./lab grade --class), else not installed. Exit status 0 when everything
-# required is there; else 1, with one line that says what to run.
+# (./lab grade --class), else not installed. --arm64: the cross compiler, qemu and the arm64
+# libraries of the preset arm64-qemu (tools/portable/arm64.sh; Debian only). --clang: clang and
+# libc++ (the clang preset). --check: install nothing, only say what is missing. Exit status 0 when
+# everything required is there; else 1, with what to run.
 set -euo pipefail
 
 MIN_CMAKE=3.24
-# package              need      present when (any of: a command, a file; cmake: its version)
+# The columns: the Debian package; when it is needed (required; emulator: by the cpu backend;
+# optional; docs, sandbox, arm64, clang: with that option); the Homebrew and the Fedora (dnf) names
+# (xcode: comes with Xcode's command line tools; -: none there, see unavailable()); and when it is
+# present (any of: cmd:COMMAND, inc:HEADER under /usr/include, /usr/local/include or
+# /opt/homebrew/include, file:PATH with shell wildcards, deb:PACKAGE installed (dpkg); cmake: its
+# version; matplotlib).
 PACKAGES='
-cmake                  required  cmake
-g++                    required  cmd:g++ cmd:c++ cmd:clang++
-ninja-build            optional  cmd:ninja
-libgtest-dev           required  file:/usr/include/gtest/gtest.h file:/usr/local/include/gtest/gtest.h
-libboost-context-dev   emulator  file:/usr/include/boost/context/fiber.hpp file:/usr/local/include/boost/context/fiber.hpp
-libcli11-dev           required  file:/usr/include/CLI/CLI.hpp file:/usr/local/include/CLI/CLI.hpp
-nlohmann-json3-dev     required  file:/usr/include/nlohmann/json.hpp file:/usr/local/include/nlohmann/json.hpp
-patch                  required  cmd:patch
-python3                required  cmd:python3
-python3-matplotlib     optional  matplotlib
-doxygen                docs      cmd:doxygen
-graphviz               docs      cmd:dot
-bubblewrap             sandbox   cmd:bwrap
+cmake                      required  cmake          cmake               cmake
+g++                        required  xcode          gcc-c++             cmd:g++ cmd:c++ cmd:clang++
+ninja-build                optional  ninja          ninja-build         cmd:ninja
+libgtest-dev               required  googletest     gtest-devel         inc:gtest/gtest.h
+libgmock-dev               required  googletest     gmock-devel         inc:gmock/gmock.h
+libboost-context-dev       emulator  boost          boost-devel         inc:boost/context/fiber.hpp
+libcli11-dev               required  cli11          cli11-devel         inc:CLI/CLI.hpp
+nlohmann-json3-dev         required  nlohmann-json  json-devel          inc:nlohmann/json.hpp
+patch                      required  gpatch         patch               cmd:patch
+python3                    required  python         python3             cmd:python3
+python3-matplotlib         optional  -              python3-matplotlib  matplotlib
+doxygen                    docs      doxygen        doxygen             cmd:doxygen
+graphviz                   docs      graphviz       graphviz            cmd:dot
+bubblewrap                 sandbox   -              bubblewrap          cmd:bwrap
+clang                      clang     xcode          clang               cmd:clang++
+libc++-dev                 clang     xcode          libcxx-devel        inc:c++/v1/vector
+libc++abi-dev              clang     xcode          libcxxabi-devel     file:/usr/lib/*/libc++abi.so file:/usr/lib64/libc++abi.so
+g++-aarch64-linux-gnu      arm64     -              -                   cmd:aarch64-linux-gnu-g++
+qemu-user                  arm64     -              -                   cmd:qemu-aarch64 cmd:qemu-aarch64-static
+libboost-context-dev:arm64 arm64     -              -                   deb:libboost-context-dev:arm64
+libgtest-dev:arm64         arm64     -              -                   deb:libgtest-dev:arm64
+libgmock-dev:arm64         arm64     -              -                   deb:libgmock-dev:arm64
 '
 
 say() { printf '[lab] %s\n' "$*"; }
 warn() { printf '[lab] warning: %s\n' "$*" >&2; }
-die() { printf '[lab] error: %s\n' "$*" >&2; exit 1; }
+error() { printf '[lab] error: %s\n' "$*" >&2; }
+die() { error "$*"; exit 1; }
 have() { command -v "$1" >/dev/null 2>&1; }
+# Bash 3.2 too (macOS's /bin/bash): no associative arrays, no "${a[@]}" of an empty array under set -u.
 
-preset=default docs=0 sandbox=0
+# shellcheck disable=SC2034  # the want_* are read through ${!want}
+preset=default check=0 want_docs=0 want_sandbox=0 want_arm64=0 want_clang=0
 while (($#)); do
   case "$1" in
     --preset) preset=${2:?--preset needs a name}; shift 2 ;;
-    --docs) docs=1; shift ;;
-    --sandbox) sandbox=1; shift ;;
-    *) die "tools/setup.sh: unknown argument '$1' (use --preset NAME, --docs, --sandbox)" ;;
+    --docs | --sandbox | --arm64 | --clang) eval "want_${1#--}=1"; shift ;;
+    --check) check=1; shift ;;
+    *) die "tools/setup.sh: unknown argument '$1' (use --preset NAME, --docs, --sandbox, --arm64, --clang, --check)" ;;
   esac
 done
 # nvcc where the CUDA toolkit puts it, even when PATH does not say so (./lab does the same).
 if ! have nvcc && [[ -x /usr/local/cuda/bin/nvcc ]]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
+
+# debian (and Ubuntu, WSL's too), fedora (and its relatives), macos or other. SCANLAB_OS_RELEASE:
+# another os-release file (the test tools/test_setup.sh).
+platform() {
+  [[ "$(uname -s 2>/dev/null)" == Darwin ]] && { echo macos; return; }
+  local file=${SCANLAB_OS_RELEASE:-/etc/os-release} ids=""
+  # shellcheck disable=SC1090  # os-release is shell assignments by definition
+  [[ -r "$file" ]] && ids=$(. "$file" && echo " ${ID:-} ${ID_LIKE:-} ")
+  case "$ids" in
+    *" debian "* | *" ubuntu "*) echo debian ;;
+    *" fedora "* | *" rhel "* | *" centos "*) echo fedora ;;
+    *) echo other ;;
+  esac
+}
+os=$(platform)
 
 cmake_ok() {
   have cmake || return 1
@@ -54,52 +90,84 @@ cmake_ok() {
 }
 
 present() {  # present SPEC...: any one of them holds
-  local spec
+  local spec dir
   for spec in "$@"; do
     case "$spec" in
       cmake) cmake_ok && return 0 ;;
       matplotlib) /usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1 && return 0 ;;
       cmd:*) have "${spec#cmd:}" && return 0 ;;
-      file:*) [[ -e "${spec#file:}" ]] && return 0 ;;
+      inc:*) for dir in /usr/include /usr/local/include /opt/homebrew/include; do
+               [[ -e "$dir/${spec#inc:}" ]] && return 0
+             done ;;
+      file:*) compgen -G "${spec#file:}" >/dev/null && return 0 ;;
+      deb:*) [[ "$(dpkg-query -W -f '${Status}' "${spec#deb:}" 2>/dev/null)" == *" installed" ]] && return 0 ;;
     esac
   done
   return 1
 }
 
-required=() optional=()
-while read -r pkg need specs; do
+# What is missing (Debian names); `row PKG` gives its line of the table: name need brew dnf.
+required=() optional=() missing_rows=""
+row() { printf '%s\n' "$missing_rows" | awk -v p="$1" '$1 == p {print; exit}'; }
+while read -r pkg need brew dnf specs; do
   [[ -n "$pkg" ]] || continue
   # shellcheck disable=SC2086  # specs are words
   present $specs && continue
+  missing_rows+="$pkg $need $brew $dnf"$'\n'
   case "$need" in
     required) required+=("$pkg") ;;
     emulator) [[ "$preset" == gpu ]] || required+=("$pkg") ;;
-    sandbox) ((sandbox)) && required+=("$pkg") ;;
-    docs) if ((docs)); then required+=("$pkg"); else optional+=("$pkg"); fi ;;
+    docs) if ((want_docs)); then required+=("$pkg"); else optional+=("$pkg"); fi ;;
+    sandbox | arm64 | clang) want="want_$need"; if ((${!want})); then required+=("$pkg"); fi ;;
     *) optional+=("$pkg") ;;
   esac
 done <<<"$PACKAGES"
-((${#required[@]} + ${#optional[@]})) || exit 0
 
+# ---- Debian and Fedora: install (apt-get, dnf) or say the one command to run ----------------------
 sudo=""
+manager() {  # the package manager of this platform, if it is here
+  case "$os" in
+    debian) have apt-get && echo apt-get ;;
+    fedora) have dnf && echo dnf ;;
+  esac
+  return 0
+}
 can_install() {
-  have apt-get || return 1
+  ((check == 0)) || return 1
+  [[ -n "$(manager)" ]] || return 1
   [[ $(id -u) -eq 0 ]] && return 0
   if have sudo && { sudo -n true 2>/dev/null || [[ -t 0 ]]; }; then sudo=sudo; return 0; fi
   return 1
 }
-hint() {  # the command a person should run for PKG...
-  if have apt-get; then
-    local s="sudo "
-    [[ $(id -u) -eq 0 ]] && s=""
-    printf '%sapt-get update && %sapt-get install -y %s' "$s" "$s" "$*"
-  else
-    printf 'install with your package manager: %s (Debian names)' "$*"
-  fi
+arm64_pkgs() { [[ " $* " == *":arm64 "* ]]; }
+needs_arch() {  # Debian's arm64 packages need arm64 as a foreign architecture
+  arm64_pkgs "$@" && ! dpkg --print-foreign-architectures 2>/dev/null | grep -qx arm64
+}
+hint() {  # the command a person should run for the Debian packages PKG...
+  local s="sudo " arch=""
+  [[ $(id -u) -eq 0 ]] && s=""
+  needs_arch "$@" && arch="${s}dpkg --add-architecture arm64 && "
+  printf '%s%sapt-get update && %sapt-get install -y %s' "$arch" "$s" "$s" "$*"
 }
 updated=0
-install() {
+install() {  # install PKG... (Debian names): 1 when it cannot
   can_install || return 1
+  if [[ "$(manager)" == dnf ]]; then
+    local names=() p dnf
+    for p in "$@"; do
+      dnf=$(row "$p" | awk '{print $4}')
+      [[ "$dnf" != - ]] || return 1
+      names+=("$dnf")
+    done
+    say "installing ${names[*]} (dnf)..."
+    $sudo dnf install -y -q "${names[@]}" >/dev/null
+    return
+  fi
+  if needs_arch "$@"; then
+    say "adding arm64 as a foreign architecture (dpkg --add-architecture arm64)..."
+    $sudo dpkg --add-architecture arm64 || return 1
+    updated=0
+  fi
   if ((updated == 0)); then
     say "apt-get update..."
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null || return 1
@@ -109,12 +177,55 @@ install() {
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" >/dev/null
 }
 
-if ((${#required[@]})); then
-  say "missing: ${required[*]}"
-  install "${required[@]}" || die "could not install ${required[*]}: run: $(hint "${required[@]}")"
-fi
-if ((${#optional[@]})); then
-  install "${optional[@]}" || warn "could not install ${optional[*]} (optional): run: $(hint "${optional[@]}")"
+# ---- Elsewhere: one line per missing thing, with what to run ---------------------------------------
+how() {  # how PKG: what to run for the Debian package PKG on this platform
+  local pkg need brew dnf name
+  read -r pkg need brew dnf <<<"$(row "$1")"
+  case "$os" in
+    macos) name=$brew ;;
+    fedora) name=$dnf ;;
+    *) echo "install with your package manager the equivalent of Debian's $pkg"; return ;;
+  esac
+  case "$name:$need" in
+    -:arm64) echo "the arm64 build under qemu (--arm64) needs Debian or Ubuntu (a cross compiler and multiarch libraries)" ;;
+    -:sandbox) echo "the sandbox of ./lab grade --class needs Linux (bubblewrap): grade with --no-sandbox" ;;
+    -:optional) echo "" ;;  # ./lab has another way (matplotlib: a virtual environment from PyPI)
+    -:*) echo "no package here: see tools/setup.sh" ;;
+    xcode:*) echo "run: xcode-select --install (Xcode's command line tools)" ;;
+    *) if [[ "$os" == macos ]]; then echo "run: brew install $name"; else echo "run: sudo dnf install -y $name"; fi ;;
+  esac
+}
+tell() {  # tell error|warning PKG...: one line per command to run, with the packages it is for
+  local kind=$1 p cmd lines=""
+  shift
+  for p in "$@"; do
+    cmd=$(how "$p")
+    [[ -n "$cmd" ]] && lines+="$cmd	$p"$'\n'
+  done
+  # Packages with the same command (googletest: libgtest-dev and libgmock-dev) share a line.
+  printf '%s' "$lines" | awk -F'\t' '{ if ($1 in p) p[$1] = p[$1] ", " $2; else { order[n++] = $1; p[$1] = $2 } }
+                                     END { for (i = 0; i < n; i++) print p[order[i]] "\t" order[i] }' |
+    while IFS=$'\t' read -r pkgs cmd; do
+      if [[ "$kind" == error ]]; then error "missing $pkgs: $cmd"
+      else warn "missing $pkgs (optional): $cmd"; fi
+    done
+}
+
+if [[ "$os" == debian ]]; then
+  if ((${#required[@]})) && ((check)); then die "missing ${required[*]}: run: $(hint "${required[@]}")"; fi
+  if ((${#required[@]})); then
+    say "missing: ${required[*]}"
+    install "${required[@]}" || die "could not install ${required[*]}: run: $(hint "${required[@]}")"
+  fi
+  if ((${#optional[@]})); then
+    install "${optional[@]}" || warn "could not install ${optional[*]} (optional): run: $(hint "${optional[@]}")"
+  fi
+else
+  if ((${#required[@]})) && ! install "${required[@]}"; then
+    tell error "${required[@]}"
+    exit 1
+  fi
+  if ((${#optional[@]})) && ! install "${optional[@]}"; then tell warning "${optional[@]}"; fi
 fi
 if ! cmake_ok; then
   die "CMake >= $MIN_CMAKE is needed, found '$(cmake --version 2>/dev/null | head -n1)': run: python3 -m pip install --user 'cmake>=$MIN_CMAKE'"

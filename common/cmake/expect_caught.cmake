@@ -5,7 +5,7 @@
 # of it (./lab grade runs each test in a process of its own and reports "crashed (...) in <test>").
 # Usage:
 #   cmake -DTEST_EXE=<test program> -DMUTANT=<section/name> [-DTIMEOUT=<seconds>] [-DPATCH=<file>]
-#         -P expect_caught.cmake
+#         [-DEMULATOR=<command>] -P expect_caught.cmake
 # TIMEOUT is the test's own ctest timeout (SCANLAB_TEST_TIMEOUT: longer under the sanitizer presets).
 # PATCH is the mutant's patch (chapters/<DIR>/mutants/<name>.patch). If its preamble has a line
 # `EXPECT: <regex>`, the failing tests' messages must match that regular expression: not only that the
@@ -14,7 +14,8 @@
 if(NOT DEFINED TIMEOUT)
   set(TIMEOUT 600)
 endif()
-execute_process(COMMAND "${TEST_EXE}" --gtest_brief=1
+separate_arguments(emulator UNIX_COMMAND "${EMULATOR}")  # a cross build's qemu (scanlab.cmake), else empty
+execute_process(COMMAND ${emulator} "${TEST_EXE}" --gtest_brief=1
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT ${TIMEOUT})
 string(REGEX MATCHALL "\\[  FAILED  \\] [^\n]*" failed "${out}")
 list(LENGTH failed failed_count)

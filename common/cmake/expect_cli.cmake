@@ -1,12 +1,13 @@
 # Runs a program with bad input and checks that it fails the way scanlab promises: the expected exit
 # status, and on stderr exactly one line that matches EXPECT (what is wrong and what to do).
 #   cmake -DPROGRAM=<exe> "-DARGS=a,b" -DRC=2 "-DEXPECT=regex" [-DGPU_MAY_ACCEPT=ON] [-DLINES_MAY_BE_MANY=ON]
-#         -P expect_cli.cmake
+#         [-DEMULATOR=<command>] -P expect_cli.cmake
 # GPU_MAY_ACCEPT: the input is only bad without a GPU (--backend cuda); where one is present, exit 0
 # is right too. LINES_MAY_BE_MANY: the message may take several lines (the grader names every
 # missing or extra file on a line of its own); EXPECT must match one of them.
 string(REPLACE "," ";" ARGS "${ARGS}")
-execute_process(COMMAND "${PROGRAM}" ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+separate_arguments(emulator UNIX_COMMAND "${EMULATOR}")  # a cross build's qemu (scanlab.cmake), else empty
+execute_process(COMMAND ${emulator} "${PROGRAM}" ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
                 TIMEOUT 120)
 if(GPU_MAY_ACCEPT AND rc EQUAL 0)
   execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE smi_rc OUTPUT_QUIET ERROR_QUIET)

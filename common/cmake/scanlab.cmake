@@ -24,6 +24,14 @@
 #     labelled "mutant;<ID>;cpu" or "valid;<ID>;cpu".
 
 set(SCANLAB_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+# A cross build (common/cmake/toolchains/) runs its programs under an emulator (qemu). ctest puts it
+# in front of a test's own program, but the scripts below start the programs themselves: they get it
+# as -DEMULATOR="qemu-aarch64 -L ..." (one string, split by the script); natively, nothing.
+set(SCANLAB_EMULATOR_ARG "")
+if(CMAKE_CROSSCOMPILING_EMULATOR)
+  string(JOIN " " _emulator ${CMAKE_CROSSCOMPILING_EMULATOR})
+  set(SCANLAB_EMULATOR_ARG "-DEMULATOR=${_emulator}")
+endif()
 
 # compute-sanitizer's checkers, run on a solution program's every kernel (label "sanitize"): registered
 # when the cuda backend is built and compute-sanitizer is found, skipped at run time without a GPU.
@@ -236,7 +244,7 @@ function(scanlab_add_variants id dir make_test)
       if(kind STREQUAL "mutant")
         add_test(NAME "${id}.mutant.${name}"
                  COMMAND "${CMAKE_COMMAND}" "-DTEST_EXE=$<TARGET_FILE:${test_exe}>" "-DMUTANT=${id}/${name}"
-                         "-DTIMEOUT=${SCANLAB_MUTANT_TIMEOUT}" "-DPATCH=${patch}"
+                         "-DTIMEOUT=${SCANLAB_MUTANT_TIMEOUT}" "-DPATCH=${patch}" ${SCANLAB_EMULATOR_ARG}
                          -P "${SCANLAB_CMAKE_DIR}/expect_caught.cmake")
       else()
         add_test(NAME "${id}.valid.${name}" COMMAND ${test_exe} --gtest_brief=1)
@@ -253,12 +261,14 @@ endfunction()
 # regex is split by CMake's list handling. SCANLAB_CLI_EXTRA, if set by the caller, adds options.
 function(scanlab_add_cli_case program section name rc expect)
   string(JOIN "," args ${ARGN})
+  set(emulator "")
   if(TARGET ${program})
     set(program "$<TARGET_FILE:${program}>")
+    set(emulator ${SCANLAB_EMULATOR_ARG})
   endif()
   add_test(NAME "${section}.cli.${name}"
            COMMAND "${CMAKE_COMMAND}" "-DPROGRAM=${program}" "-DARGS=${args}" "-DRC=${rc}"
-                   "-DEXPECT=${expect}" ${SCANLAB_CLI_EXTRA} -P "${SCANLAB_CMAKE_DIR}/expect_cli.cmake")
+                   "-DEXPECT=${expect}" ${SCANLAB_CLI_EXTRA} ${emulator} -P "${SCANLAB_CMAKE_DIR}/expect_cli.cmake")
   set_tests_properties("${section}.cli.${name}" PROPERTIES LABELS "cli;${section}" TIMEOUT 120)
 endfunction()
 

@@ -1,15 +1,16 @@
 # Checks a program's --capabilities answer, the interface ./lab reads:
-#   cmake -DPROGRAM=<exe> -DSECTION=11.2 -DNAME=scanlab_11_2 -P expect_capabilities.cmake
+#   cmake -DPROGRAM=<exe> -DSECTION=11.2 -DNAME=scanlab_11_2 [-DEMULATOR=<command>] -P expect_capabilities.cmake
 # Exit 0 and one JSON object on one line with exactly the keys section, program, options, trace_file
 # and algorithms, with every option named in --help, the options every section program
 # has, and every algorithm one that --list shows.
 cmake_minimum_required(VERSION 3.24)
+separate_arguments(emulator UNIX_COMMAND "${EMULATOR}")  # a cross build's qemu (scanlab.cmake), else empty
 
 function(fail what)
   message(FATAL_ERROR "${PROGRAM} --capabilities: ${what}\nstdout: ${out}\nstderr: ${err}")
 endfunction()
 
-execute_process(COMMAND "${PROGRAM}" --capabilities RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+execute_process(COMMAND ${emulator} "${PROGRAM}" --capabilities RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
                 TIMEOUT 60)
 if(NOT rc EQUAL 0)
   fail("exit status ${rc}, expected 0")
@@ -40,7 +41,7 @@ if(NOT section STREQUAL "${SECTION}" OR NOT program STREQUAL "${NAME}" OR NOT tr
   fail("expected section ${SECTION}, program ${NAME} and a boolean trace_file")
 endif()
 
-execute_process(COMMAND "${PROGRAM}" --help OUTPUT_VARIABLE help RESULT_VARIABLE rc TIMEOUT 60)
+execute_process(COMMAND ${emulator} "${PROGRAM}" --help OUTPUT_VARIABLE help RESULT_VARIABLE rc TIMEOUT 60)
 string(JSON count LENGTH "${out}" options)
 set(options "")
 math(EXPR last "${count} - 1")
@@ -59,9 +60,9 @@ foreach(option IN ITEMS --help --capabilities --list --json --csv --trace --n --
 endforeach()
 
 # --list needs a backend that runs here: the emulator, else (a cuda-only build) the GPU if there is one.
-execute_process(COMMAND "${PROGRAM}" --list --backend cpu OUTPUT_VARIABLE list RESULT_VARIABLE rc TIMEOUT 60)
+execute_process(COMMAND ${emulator} "${PROGRAM}" --list --backend cpu OUTPUT_VARIABLE list RESULT_VARIABLE rc TIMEOUT 60)
 if(NOT rc EQUAL 0)  # 11.3 has no --backend; a cuda-only build has no cpu backend
-  execute_process(COMMAND "${PROGRAM}" --list OUTPUT_VARIABLE list RESULT_VARIABLE rc TIMEOUT 60)
+  execute_process(COMMAND ${emulator} "${PROGRAM}" --list OUTPUT_VARIABLE list RESULT_VARIABLE rc TIMEOUT 60)
 endif()
 string(JSON count LENGTH "${out}" algorithms)
 if(count EQUAL 0)
