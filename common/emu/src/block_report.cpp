@@ -93,11 +93,11 @@ bool Block::check_shared_guards(const std::string& now, bool full) {
 std::string Block::static_damage_text(const StaticDamage& damage) const {
   const StaticLayout& layout = *worker_.static_layout();
   const StaticZone& zone = layout.zones[damage.zone];
-  // A zone is the guard after one variable and before the next: damage near its start is a write past
-  // the end of the one before (the zone starts right at its end), near its end one before the start of
-  // the one after.
+  // A zone is the guard after one variable and before the next: damage from its first byte on, or
+  // nearer its start than its end, is a write past the end of the one before (the zone starts right at
+  // its end); else one before the start of the one after.
   const bool past_end = damage.zone + 1 == layout.zones.size() ||
-                        (damage.zone != 0 && damage.first < zone.size - 1 - damage.last);
+                        (damage.zone != 0 && (damage.first == 0 || damage.first <= zone.size - 1 - damage.last));
   const std::string site = past_end ? layout.variable_before(damage.zone) : layout.variable_after(damage.zone);
   const std::string array = "a static __shared__ array" + (site.empty() ? std::string() : " (declared at " + site + ")");
   if (past_end) {
