@@ -24,7 +24,7 @@ namespace {
 struct LeadingGuard {
   unsigned char bytes[kStaticLeadingGuardBytes];
 };
-constinit thread_local LeadingGuard leading;
+constinit thread_local LeadingGuard leading{};
 
 }  // namespace
 

@@ -9,7 +9,7 @@ namespace {
 struct TrailingGuard {
   unsigned char bytes[kStaticTrailingGuardBytes];
 };
-constinit thread_local TrailingGuard trailing;
+constinit thread_local TrailingGuard trailing{};
 
 }  // namespace
 
