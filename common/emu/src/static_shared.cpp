@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <string_view>
 
 #include "internal.hpp"
 
@@ -56,6 +57,12 @@ std::string site_text(const char* file, unsigned line) {
   return std::string(file) + ":" + std::to_string(line);
 }
 
+bool is_probe_file(const char* file) {
+  constexpr std::string_view name = "shared_probe.cpp";
+  const std::string_view path(file);
+  return path.size() >= name.size() && path.substr(path.size() - name.size()) == name;
+}
+
 /// Builds and checks the layout from the guards the library registered, seen from this OS thread.
 std::unique_ptr<StaticLayout> make_layout(StaticSharedFn fn, const std::vector<Registered>& guards) {
   auto layout = std::make_unique<StaticLayout>();
@@ -90,12 +97,14 @@ std::unique_ptr<StaticLayout> make_layout(StaticSharedFn fn, const std::vector<R
       layout->variables.emplace_back(before.offset + before.size, zone.offset - (before.offset + before.size));
     }
   }
-  // The probe (shared_first.cpp): its guard must end where it starts, or start right after it.
+  // The probe (shared_probe.cpp): its own guard must end where it starts, or start right after it.
+  // (Another variable's guard may touch it on the other side.)
   const auto probe = static_cast<std::size_t>(span.probe - span.first);
   bool before = false, after = false;
   for (const StaticZone& z : layout->zones) {
-    before = before || (z.file != nullptr && z.offset + z.size == probe);
-    after = after || (z.file != nullptr && z.offset == probe + 1);
+    if (z.file == nullptr || !is_probe_file(z.file)) continue;
+    before = before || z.offset + z.size == probe;
+    after = after || z.offset == probe + 1;
   }
   if (before == after) {
     return refuse("the compiler did not put a __shared__ variable's guard zone right next to it");
