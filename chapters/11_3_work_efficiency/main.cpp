@@ -351,7 +351,8 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const Run
                      {"steps_unlimited", r.steps_unlimited}, {"steps", steps}});
   }
   Json& examples = out["book_examples"] = Json::array();
-  for (const auto& [e, r] : book_examples(rows)) {
+  for (const auto& [e, row] : book_examples(rows)) {
+    const auto* r = row;  // Clang before 16 cannot capture a structured binding in a lambda
     const auto steps = [&](Granularity g) { return r ? Json(steps_with_units(r->stats, kBookP, g)) : Json(nullptr); };
     examples.push_back({{"algorithm", e->algorithm}, {"what", e->what}, {"n", e->n}, {"p", kBookP},
                         {"book_threads", e->threads}, {"book", e->book},

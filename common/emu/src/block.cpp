@@ -83,7 +83,9 @@ void Block::run(Launch& launch, unsigned linear, BlockRecord& record) {
   __tsan_acquire(&block_end_sync_);  // and every access of the threads before what follows
 #endif
 
-  if (error_.empty() && live_ == 0) check_shared_guards("the end of the block");
+  if (error_.empty() && live_ == 0 && check_shared_guards("the end of the block", true)) {
+    worker_.static_guards_verified();
+  }
   if (!error_.empty() || live_ > 0) {  // failed here, or abandoned because another block failed
     {
       const RaceModeIgnore ignore = own_bookkeeping();

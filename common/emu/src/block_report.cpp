@@ -58,15 +58,57 @@ void Block::fail(const std::string& what) {
   if (error_.empty()) error_ = "kernel '" + std::string(launch_->kernel) + "', " + block_name() + ": " + what;
 }
 
-bool Block::check_shared_guards(const std::string& now) {
+bool Block::check_shared_guards(const std::string& now, bool full) {
   if (!error_.empty()) return false;
   std::ptrdiff_t offset = 0;
   const std::size_t bytes = launch_->dynamic_shared_bytes;
+  std::string what, hint;
+  std::string since = last_check_where_;
   if (!worker_.damaged_guard(bytes, offset)) {
-    last_check_where_ = now;
-    return true;
+    StaticDamage damage;
+    if (!worker_.damaged_static_guard(full, damage)) {
+      last_check_where_ = now;
+      return true;
+    }
+    what = static_damage_text(damage);
+    hint = what.rfind("past the end", 0) == 0 ? "an index past the size the array is declared with?"
+                                               : "a negative index?";
+    if (damage.deep) since = "the start of the block";  // only the block's end looks there
+  } else {
+    what = dynamic_damage_text(offset);
+    hint = "an index past the size the launch gives, or a launch with too little shared memory?";
+  }
+  std::vector<unsigned> suspects;
+  for (unsigned i = 0; i < count_; ++i) {
+    if (threads_[i].state != State::exited) suspects.push_back(i);
   }
   // One line, starting with "memory error:", so that reports can classify it.
+  error_ = "memory error: kernel '" + std::string(launch_->kernel) + "', " + block_name() + " wrote " + what +
+           ", between " + since + " and " + now + " (by one of the threads that ran in between: " +
+           (suspects.empty() ? std::string("any of the block's threads") : threads_text(suspects) + " or one that exited since") +
+           "); " + hint;
+  return false;
+}
+
+std::string Block::static_damage_text(const StaticDamage& damage) const {
+  const StaticLayout& layout = *worker_.static_layout();
+  const StaticZone& zone = layout.zones[damage.zone];
+  // A zone is the guard after one variable and before the next: damage from its first byte on, or
+  // nearer its start than its end, is a write past the end of the one before (the zone starts right at
+  // its end); else one before the start of the one after.
+  const bool past_end = damage.zone + 1 == layout.zones.size() ||
+                        (damage.zone != 0 && (damage.first == 0 || damage.first <= zone.size - 1 - damage.last));
+  const std::string site = past_end ? layout.variable_before(damage.zone) : layout.variable_after(damage.zone);
+  const std::string array = "a static __shared__ array" + (site.empty() ? std::string() : " (declared at " + site + ")");
+  if (past_end) {
+    return "past the end of " + array + ", " + std::to_string(damage.first) +
+           " bytes after its end (the first byte it changed)";
+  }
+  return "before the start of " + array;
+}
+
+std::string Block::dynamic_damage_text(std::ptrdiff_t offset) const {
+  const std::size_t bytes = launch_->dynamic_shared_bytes;
   const std::size_t size = dynamic_element_size;
   std::string what;
   const bool after = offset >= 0;
@@ -86,15 +128,7 @@ bool Block::check_shared_guards(const std::string& now) {
     what = std::string(after ? "past the end" : "before the start") + " of its dynamic shared memory of " +
            std::to_string(bytes) + " bytes (" + std::to_string(beyond) + (after ? " bytes after its end)" : " bytes before it)");
   }
-  std::vector<unsigned> suspects;
-  for (unsigned i = 0; i < count_; ++i) {
-    if (threads_[i].state != State::exited) suspects.push_back(i);
-  }
-  error_ = "memory error: kernel '" + std::string(launch_->kernel) + "', " + block_name() + " wrote " + what +
-           ", between " + last_check_where_ + " and " + now + " (by one of the threads that ran in between: " +
-           (suspects.empty() ? std::string("any of the block's threads") : threads_text(suspects) + " or one that exited since") +
-           "); an index past the size the launch gives, or a launch with too little shared memory?";
-  return false;
+  return what;
 }
 
 std::string Block::block_name() const {

@@ -120,14 +120,39 @@ struct PooledStack {
   void deallocate(ctx::stack_context&) noexcept {}
 };
 
-// ---- module thread-local storage (where __shared__ lives) ----------------------------------------
+// ---- static shared memory of a kernel library (static_shared.cpp) --------------------------------
 
-/// This OS thread's instance of the thread-local storage of the module that contains `anchor`.
-struct TlsSpan {
-  void* data = nullptr;
+/// A guard zone of a kernel library's static shared memory: an anchor, or the guard of a variable.
+struct StaticZone {
+  std::size_t offset = 0;  ///< from the leading anchor
   std::size_t size = 0;
+  const char* file = nullptr;  ///< of the `__shared__` declaration it belongs to; null: an anchor
+  unsigned line = 0;
 };
-TlsSpan find_module_tls(const void* anchor);
+
+/// Where a kernel library's static shared memory holds variables and guard zones: the same offsets
+/// in every OS thread's instance.
+struct StaticLayout {
+  std::vector<StaticZone> zones;  ///< by offset: the leading anchor, the guards, the trailing anchor
+  std::vector<std::pair<std::size_t, std::size_t>> variables;  ///< (offset, size): between the zones
+  bool guards_before_variables = false;  ///< a guard precedes its own variable (else follows it)
+  std::string error;  ///< why the layout cannot be trusted: no kernel of the library is launched
+  /// "brent_kung.cuh:133": the declaration of the variable right before / after zone `zone`, if any.
+  std::string variable_before(std::size_t zone) const;
+  std::string variable_after(std::size_t zone) const;
+};
+/// The layout of the kernel library whose module_static_shared is `module` (made and checked on
+/// first use, from the guards the library registered when it was loaded).
+const StaticLayout& static_layout(StaticSharedFn module);
+/// Bytes at either end of a large zone (an anchor) that every barrier checks; the block's end checks
+/// all of it.
+inline constexpr std::size_t kBarrierCheckBytes = 512;
+/// A damaged guard zone of the static shared memory: its index in StaticLayout::zones, the first and
+/// the last changed byte in it; `deep`: the damage lies where only a full check looks.
+struct StaticDamage {
+  std::size_t zone = 0, first = 0, last = 0;
+  bool deep = false;
+};
 
 // ---- one CUDA thread ----------------------------------------------------------------------------
 
@@ -256,7 +281,8 @@ struct alignas(64) CudaThread {
   std::uint64_t sync_generation = 0;
 #endif
 };
-static_assert(offsetof(CudaThread, warp) <= 64, "the fields of every sync point fit one cache line");
+static_assert(offsetof(CudaThread, warp) <= 64 || sizeof(Where) > sizeof(void*),
+              "the fields of every sync point fit one cache line (with a one-word std::source_location)");
 
 /// The counts of one barrier interval, gathered thread by thread (by Block::close_interval, and by
 /// Block::complete_barrier in the same pass over the threads as the barrier's own work).
@@ -346,7 +372,8 @@ struct Launch {
   const char* kernel = "";
   Extent3 grid, block;
   std::size_t dynamic_shared_bytes = 0;
-  const void* module_anchor = nullptr;
+  StaticSharedFn static_shared = nullptr;     ///< the kernel library's (null: none)
+  const StaticLayout* static_layout = nullptr;
   const std::function<void()>* body = nullptr;
   Settings settings;
 
@@ -460,7 +487,10 @@ class Block : public detail::BlockBuiltins {
   void fail(const std::string& what);
   /// Checks the guard zones around dynamic shared memory (at every barrier and at the block's end);
   /// fails the block with a "memory error: ..." report if a write changed them. `now`: where.
-  bool check_shared_guards(const std::string& now);
+  /// `full`: also the parts of the large static guard zones that barriers skip (at the block's end).
+  bool check_shared_guards(const std::string& now, bool full = false);
+  std::string static_damage_text(const StaticDamage& damage) const;
+  std::string dynamic_damage_text(std::ptrdiff_t offset) const;
   std::string last_check_where_;  ///< where the guards were last seen intact
   std::string block_name() const;
   std::string thread_name(unsigned linear) const;
@@ -543,14 +573,23 @@ class Worker {
   void run_blocks_interleaved(Launch& launch, unsigned slot);
   unsigned slot = 0;  ///< this worker's slot in the launch's Interleave
   bool wait_turn_or_fail(Interleave& inter, unsigned my_slot);
-  /// Prepares the per-block memory of a launch: stacks, dynamic shared memory, the module's TLS.
+  /// Prepares the per-block memory of a launch: stacks, dynamic shared memory, the kernel library's
+  /// static shared memory.
   void prepare(const Launch& launch);
-  /// Fills __shared__ (the kernel module's TLS) and dynamic shared memory with the poison byte, and
-  /// the guard zones around dynamic shared memory with kGuardByte.
+  /// Fills the static `__shared__` variables and dynamic shared memory with the poison byte, and the
+  /// guard zones around dynamic shared memory and between the static variables with kGuardByte.
   void poison_shared_memory(std::size_t dynamic_bytes, unsigned char poison);
   /// The first byte of the guard zones that is not kGuardByte any more, as an offset from the start
   /// of dynamic shared memory (negative: before it); false if they are intact.
   bool damaged_guard(std::size_t dynamic_bytes, std::ptrdiff_t& offset) const;
+  /// A damaged guard zone of the static shared memory. Checks all of every zone if `full`, else the
+  /// kBarrierCheckBytes at each end of the large ones.
+  bool damaged_static_guard(bool full, StaticDamage& damage) const;
+  /// The static guard zones were found intact at the end of a block: the next block need not fill them.
+  void static_guards_verified() {
+    if (static_ != nullptr) static_->verified = true;
+  }
+  const StaticLayout* static_layout() const { return static_ != nullptr ? static_->layout : nullptr; }
   void bump_progress() { progress.store(progress.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
   /// Release: the monitor, having read the heartbeat with acquire, may read what the worker wrote
   /// before it (the block, the running thread's last sync point) for its report.
@@ -591,8 +630,15 @@ class Worker {
 #endif
 
  private:
-  std::vector<std::pair<const void*, TlsSpan>> tls_cache_;
-  TlsSpan tls_{};
+  /// This OS thread's instance of a kernel library's static shared memory.
+  struct StaticMemory {
+    StaticSharedFn module = nullptr;
+    const StaticLayout* layout = nullptr;
+    unsigned char* base = nullptr;  ///< the leading anchor
+    bool verified = false;          ///< the guard zones hold kGuardByte (checked at a block's end)
+  };
+  std::vector<StaticMemory> static_memory_;
+  StaticMemory* static_ = nullptr;  ///< of the launch being run
   struct AlignedDelete {
     void operator()(unsigned char* p) const;
   };

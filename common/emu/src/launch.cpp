@@ -79,7 +79,7 @@ LaunchStats collect(impl::Launch& launch) {
 }  // namespace impl
 
 void launch(const char* kernel_name, Extent3 grid, Extent3 block, std::size_t dynamic_shared_bytes,
-            const void* module_anchor, const std::function<void()>& thread_body) {
+            StaticSharedFn static_shared, const std::function<void()>& thread_body) {
   using namespace impl;
   if (kernel_name == nullptr) kernel_name = "?";
   check_configuration(kernel_name, grid, block);
@@ -91,7 +91,13 @@ void launch(const char* kernel_name, Extent3 grid, Extent3 block, std::size_t dy
   run.grid = grid;
   run.block = block;
   run.dynamic_shared_bytes = dynamic_shared_bytes;
-  run.module_anchor = module_anchor;
+  run.static_shared = static_shared;
+  if (static_shared != nullptr) {
+    run.static_layout = &static_layout(static_shared);
+    if (!run.static_layout->error.empty()) {
+      throw LaunchError("kernel '" + std::string(kernel_name) + "': " + run.static_layout->error);
+    }
+  }
   run.body = &thread_body;
   run.settings = settings();
 #if defined(SCANLAB_EMU_TSAN)

@@ -1,6 +1,7 @@
 // Workers (the OS threads that run blocks), the pool of extra workers, and the monitor thread that
 // stops the process when a kernel thread spins where no cooperative scheduler can interrupt it.
 #include <algorithm>
+#include <array>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -143,18 +144,16 @@ void Worker::prepare(const Launch& launch) {
 #endif
   stacks.reserve(launch.block.count(), launch.settings.stack_bytes);
   watchdog_seconds.store(launch.settings.watchdog_seconds, std::memory_order_relaxed);
-  // The kernel module's TLS: where its __shared__ variables live, for this OS thread.
-  tls_ = TlsSpan{};
-  bool cached = false;
-  for (const auto& [anchor, span] : tls_cache_) {
-    if (anchor == launch.module_anchor) {
-      tls_ = span;
-      cached = true;
+  // The kernel library's static shared memory: this OS thread's instance of it.
+  static_ = nullptr;
+  if (launch.static_layout != nullptr) {
+    for (StaticMemory& m : static_memory_) {
+      if (m.module == launch.static_shared) static_ = &m;
     }
-  }
-  if (!cached) {
-    tls_ = find_module_tls(launch.module_anchor);
-    tls_cache_.emplace_back(launch.module_anchor, tls_);
+    if (static_ == nullptr) {
+      static_memory_.push_back(StaticMemory{launch.static_shared, launch.static_layout, launch.static_shared().first, false});
+      static_ = &static_memory_.back();
+    }
   }
   // Dynamic shared memory, with a guard zone on either side (see damaged_guard()).
   const std::size_t needed = std::max<std::size_t>(launch.dynamic_shared_bytes, 64);
@@ -167,7 +166,14 @@ void Worker::prepare(const Launch& launch) {
 }
 
 void Worker::poison_shared_memory(std::size_t dynamic_bytes, unsigned char poison) {
-  if (tls_.data != nullptr) std::memset(tls_.data, poison, tls_.size);
+  if (static_ != nullptr) {
+    for (const auto& [offset, size] : static_->layout->variables) std::memset(static_->base + offset, poison, size);
+    // The guard zones keep their bytes from block to block, unless a block ended without a full check.
+    if (!static_->verified) {
+      for (const StaticZone& z : static_->layout->zones) std::memset(static_->base + z.offset, kGuardByte, z.size);
+    }
+    static_->verified = false;
+  }
   unsigned char* data = dynamic_.get() + kSharedGuardBytes;
   std::memset(data - kSharedGuardBytes, kGuardByte, kSharedGuardBytes);
   std::memset(data, poison, dynamic_bytes);
@@ -186,6 +192,65 @@ bool Worker::damaged_guard(std::size_t dynamic_bytes, std::ptrdiff_t& offset) co
   for (std::size_t k = 0; k < kSharedGuardBytes; ++k) {
     if (data[dynamic_bytes + k] != kGuardByte) {
       offset = static_cast<std::ptrdiff_t>(dynamic_bytes + k);
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+/// The offset of the first byte of [data, data + size) that is not kGuardByte, or size. By memcmp
+/// over whole chunks first: a barrier of a large block checks every guard zone.
+std::size_t first_changed(const unsigned char* data, std::size_t size) {
+  static const auto guard = [] {
+    std::array<unsigned char, 1024> bytes;
+    bytes.fill(kGuardByte);
+    return bytes;
+  }();
+  std::size_t done = 0;
+  while (done < size) {
+    const std::size_t n = std::min(guard.size(), size - done);
+    if (std::memcmp(data + done, guard.data(), n) != 0) {
+      while (data[done] == kGuardByte) ++done;
+      return done;
+    }
+    done += n;
+  }
+  return size;
+}
+
+/// The offset of the last byte that is not kGuardByte (there is one).
+std::size_t last_changed(const unsigned char* data, std::size_t size) {
+  std::size_t i = size - 1;
+  while (data[i] == kGuardByte) --i;
+  return i;
+}
+
+}  // namespace
+
+bool Worker::damaged_static_guard(bool full, StaticDamage& damage) const {
+  if (static_ == nullptr) return false;
+  const std::vector<StaticZone>& zones = static_->layout->zones;
+  for (std::size_t z = 0; z < zones.size(); ++z) {
+    const unsigned char* data = static_->base + zones[z].offset;
+    const std::size_t size = zones[z].size;
+    std::size_t first = size;
+    bool deep = false;
+    if (full || size <= 2 * kBarrierCheckBytes) {
+      first = first_changed(data, size);
+      // Damage that a barrier would not have seen: the block's end is the first check to find it.
+      deep = first < size && size > 2 * kBarrierCheckBytes && first >= kBarrierCheckBytes &&
+             last_changed(data, size) < size - kBarrierCheckBytes;
+    } else {
+      first = first_changed(data, kBarrierCheckBytes);
+      if (first == kBarrierCheckBytes) {
+        first = first_changed(data + size - kBarrierCheckBytes, kBarrierCheckBytes);
+        first = first == kBarrierCheckBytes ? size : first + size - kBarrierCheckBytes;
+      }
+    }
+    if (first < size) {
+      damage = StaticDamage{z, first, last_changed(data, size), deep};
       return true;
     }
   }

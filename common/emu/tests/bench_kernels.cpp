@@ -8,8 +8,6 @@
 
 namespace {
 
-const char kModuleAnchor = 0;  // any address inside this library
-
 template <class Op>
 __global__ void kogge_stone_blocks(const float* in, float* out, unsigned n, Op op) {
   __shared__ float xy[1024];
@@ -33,7 +31,7 @@ extern "C" __attribute__((visibility("default"))) double scanlab_emu_bench_kogge
   std::vector<float> in(n, 1.0f), out(n, 0.0f);
   const unsigned blocks = (n + threads - 1) / threads;
   const auto start = std::chrono::steady_clock::now();
-  scanlab::emu::launch("kogge_stone_blocks", {blocks, 1, 1}, {threads, 1, 1}, 0, &kModuleAnchor,
+  scanlab::emu::launch("kogge_stone_blocks", {blocks, 1, 1}, {threads, 1, 1}, 0, &scanlab::emu::detail::module_static_shared,
                        [&] { kogge_stone_blocks(in.data(), out.data(), n, scanlab::Add<float>{}); });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (unsigned i = 0; i < n; ++i) {

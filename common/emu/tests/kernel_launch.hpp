@@ -10,13 +10,11 @@
 
 namespace emu_test {
 
-/// An address inside this library: the emulator poisons this module's TLS (its __shared__ data).
-inline const char kModuleAnchor = 0;
-
 /// Launches `body` once per thread of a grid x block launch, as the harness does.
 template <class F>
 void run(const char* name, Extent3 grid, Extent3 block, std::size_t dynamic_bytes, F&& body) {
-  scanlab::emu::launch(name, grid, block, dynamic_bytes, &kModuleAnchor, std::function<void()>(std::forward<F>(body)));
+  scanlab::emu::launch(name, grid, block, dynamic_bytes, &scanlab::emu::detail::module_static_shared,
+                       std::function<void()>(std::forward<F>(body)));
 }
 
 constexpr unsigned kFull = 0xffffffffu;

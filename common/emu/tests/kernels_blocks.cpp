@@ -107,7 +107,82 @@ __global__ void unwritten_shared_kernel(int* out) {
   }
 }
 
+std::atomic<int> g_static_barrier_line{0};
+
+/// One static array per instantiation: the library holds several of them, next to each other.
+constexpr int kStaticTemplateLine = __LINE__ + 3;
+template <class T, unsigned N>
+__global__ void static_overflow_kernel(int offset, int* out) {
+  __shared__ T XY[N];
+  XY[static_cast<int>(threadIdx.x) + offset] = static_cast<T>(threadIdx.x);
+  g_static_barrier_line.store(__LINE__ + 1, std::memory_order_relaxed);
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = static_cast<int>(XY[threadIdx.x]);
+}
+
+/// Two arrays in one kernel: a write past the end of the first one is caught too.
+constexpr int kStaticFirstLine = __LINE__ + 3;
+template <unsigned N>
+__global__ void static_overflow_two_kernel(int offset, int* out) {
+  __shared__ int first[N];
+  __shared__ int second[N];
+  second[threadIdx.x] = 1;
+  first[static_cast<int>(threadIdx.x) + offset] = static_cast<int>(threadIdx.x);
+  g_static_barrier_line.store(__LINE__ + 1, std::memory_order_relaxed);
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = first[threadIdx.x] + second[threadIdx.x];
+}
+
+template <unsigned N>
+void static_overflow_launch(unsigned blocks, int offset, StaticArray array, int* out) {
+  const auto body = [&] {
+    switch (array) {
+      case StaticArray::of_int: static_overflow_kernel<int, N>(offset, out); break;
+      case StaticArray::of_double: static_overflow_kernel<double, N>(offset, out); break;
+      case StaticArray::of_char: static_overflow_kernel<char, N>(offset, out); break;
+      case StaticArray::first_of_two: static_overflow_two_kernel<N>(offset, out); break;
+    }
+  };
+  run("static_overflow", {blocks, 1, 1}, {N, 1, 1}, 0, body);
+}
+
+__global__ void resident_static_shared_kernel(unsigned* live, unsigned* most, int* seen) {
+  __shared__ int mine[64];
+  if (threadIdx.x == 0) atomicMax(most, atomicAdd(live, 1u) + 1u);
+  mine[threadIdx.x] = static_cast<int>(100 * blockIdx.x + threadIdx.x);
+  atomicAdd(live, 0u);   // no change: a memory point
+  atomicAdd(most, 0u);
+  __syncthreads();
+  seen[blockIdx.x * blockDim.x + threadIdx.x] = mine[(threadIdx.x + 1) % blockDim.x];
+  __syncthreads();
+  if (threadIdx.x == 0) atomicSub(live, 1u);  // a change: another resident block may run
+}
+
 }  // namespace
+
+void static_shared_overflow(unsigned blocks, unsigned threads, int offset, StaticArray array) {
+  std::vector<int> out(blocks * threads);
+  if (threads == 32) {
+    static_overflow_launch<32>(blocks, offset, array, out.data());
+  } else {
+    static_overflow_launch<64>(blocks, offset, array, out.data());
+  }
+}
+
+int static_overflow_declaration_line(StaticArray array) {
+  return array == StaticArray::first_of_two ? kStaticFirstLine : kStaticTemplateLine;
+}
+
+int static_overflow_barrier_line() { return g_static_barrier_line.load(std::memory_order_relaxed); }
+
+std::vector<int> resident_static_shared(unsigned blocks, unsigned threads, unsigned& most_resident) {
+  std::vector<int> seen(blocks * threads, kPoisonInt);
+  unsigned live = 0;
+  most_resident = 0;
+  run("resident_static_shared", {blocks, 1, 1}, {threads, 1, 1}, 0,
+      [&] { resident_static_shared_kernel(&live, &most_resident, seen.data()); });
+  return seen;
+}
 
 void dynamic_shared_overflow(unsigned blocks, unsigned threads, int offset) {
   std::vector<int> out(blocks * threads);

@@ -116,6 +116,45 @@ TEST_F(Emu, WritePastDynamicSharedMemoryIsAMemoryError) {
   EXPECT_NO_THROW(dynamic_shared_overflow(3, 64, 0));
 }
 
+// The same for static __shared__ arrays: each has a guard zone next to it, whichever instantiation of a
+// kernel template it belongs to and whether or not another array of the kernel follows it. The report
+// names the declaration.
+TEST_F(Emu, WritePastStaticSharedMemoryIsAMemoryError) {
+  for (StaticArray array : {StaticArray::of_int, StaticArray::of_double, StaticArray::of_char, StaticArray::first_of_two}) {
+    for (unsigned threads : {32u, 64u}) {
+      SCOPED_TRACE("array " + std::to_string(static_cast<int>(array)) + ", " + std::to_string(threads) + " threads");
+      const std::string e = error_of([&] { static_shared_overflow(3, threads, 1, array); });
+      EXPECT_THAT(e, ::testing::StartsWith("memory error: kernel 'static_overflow', block "));
+      EXPECT_THAT(e, HasSubstr("wrote past the end of a static __shared__ array (declared at " +
+                               at("kernels_blocks.cpp", static_overflow_declaration_line(array)) +
+                               "), 0 bytes after its end (the first byte it changed), between the start of the block and "
+                               "__syncthreads() at " + at("kernels_blocks.cpp", static_overflow_barrier_line())));
+      EXPECT_THAT(e, HasSubstr("an index past the size the array is declared with?"));
+      // XY[t + blockDim.x]: every thread writes past the end.
+      EXPECT_THAT(error_of([&] { static_shared_overflow(2, threads, static_cast<int>(threads), array); }),
+                  HasSubstr("wrote past the end of a static __shared__ array (declared at " +
+                            at("kernels_blocks.cpp", static_overflow_declaration_line(array)) + "), 0 bytes after its end"));
+      EXPECT_THAT(error_of([&] { static_shared_overflow(1, threads, -1, array); }),
+                  HasSubstr("memory error: kernel 'static_overflow', block 0 wrote before the start of a static __shared__ array"));
+      // Right indices: no report, the guards are whole again, and shared memory is poisoned as before.
+      EXPECT_NO_THROW(static_shared_overflow(3, threads, 0, array));
+    }
+  }
+  for (std::uint32_t v : shared_before_write(3, 64)) EXPECT_EQ(v, 0xCDCDCDCDu);
+}
+
+// Resident blocks run interleaved, each on an OS thread of its own: each has its own static shared memory.
+TEST_F(Emu, ResidentBlocksEachHaveTheirOwnStaticSharedMemory) {
+  settings().resident_blocks = 4;
+  const unsigned blocks = 10, threads = 64;
+  unsigned most = 0;
+  const auto seen = resident_static_shared(blocks, threads, most);
+  EXPECT_GE(most, 2u);  // the test means something only if blocks were resident together
+  for (unsigned g = 0; g < blocks * threads; ++g) {
+    ASSERT_EQ(seen[g], int(100 * (g / threads) + (g % threads + 1) % threads)) << "thread " << g % threads << " of block " << g / threads;
+  }
+}
+
 // Shared memory no thread wrote holds the poison bytes (settings().shared_poison): a sum over it
 // changes with them, which is how the grading tests see such a read.
 TEST_F(Emu, UnwrittenSharedMemoryChangesWithThePoison) {

@@ -170,5 +170,21 @@ SCANLAB_TEST_API void dynamic_shared_overflow(unsigned blocks, unsigned threads,
 SCANLAB_TEST_API int dynamic_overflow_barrier_line();
 /// Per block, the sum of a 64-int __shared__ array of which only the first 32 elements were written.
 SCANLAB_TEST_API std::vector<int> unwritten_shared(unsigned blocks);
+/// Which static __shared__ array static_shared_overflow writes out of: one of the arrays of a kernel
+/// template instantiated for several types (`T XY[threads]`), or the first of two arrays declared in
+/// one kernel (`int first[threads]; int second[threads];`).
+enum class StaticArray { of_int, of_double, of_char, first_of_two };
+/// Thread t writes element t + offset of a static __shared__ array of `threads` elements (1: the last
+/// thread writes one past the end; `threads`: every thread does, as XY[t + blockDim.x] does; -1:
+/// thread 0 writes one before the start), then a barrier. `threads` is 32 or 64.
+SCANLAB_TEST_API void static_shared_overflow(unsigned blocks, unsigned threads, int offset, StaticArray array);
+/// The line of the declaration of `array` in kernels_blocks.cpp, and of the barrier after the write.
+SCANLAB_TEST_API int static_overflow_declaration_line(StaticArray array);
+SCANLAB_TEST_API int static_overflow_barrier_line();
+/// Resident blocks (run with settings().resident_blocks > 1): each block writes 100 * blockIdx.x + t
+/// into a static __shared__ array, changes memory with an atomic (a point where another resident block
+/// runs), and after a barrier reads its neighbour's element: seen[linear] = 100 * b + (t + 1) % threads.
+/// `most_resident`: the most blocks that had started and not yet ended at one time.
+SCANLAB_TEST_API std::vector<int> resident_static_shared(unsigned blocks, unsigned threads, unsigned& most_resident);
 
 }  // namespace emu_test

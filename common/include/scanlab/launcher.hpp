@@ -48,7 +48,7 @@ void launch(void (*kernel)(Params...), const LaunchConfig& config, Args&&... arg
   const auto to_extent = [](dim3 d) { return emu::Extent3{d.x, d.y, d.z}; };
   try {
     emu::launch(config.name, to_extent(config.grid), to_extent(config.block), config.shared_bytes,
-                reinterpret_cast<const void*>(kernel), [&] { std::apply(kernel, params); });
+                &emu::detail::module_static_shared, [&] { std::apply(kernel, params); });
   } catch (const emu::LaunchError& e) {
     throw Error(e.what());
   }

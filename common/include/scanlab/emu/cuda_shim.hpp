@@ -6,12 +6,20 @@
 /// Included by `scanlab/kernel.hpp` when the compiler is not nvcc; a kernel file never includes it
 /// directly. How the CUDA constructs map:
 /// - `__shared__` becomes `thread_local`: a block's threads are fibers of one OS thread, so they all
-///   see one instance, and blocks on that thread run one after another. The emulator poisons the
-///   kernel library's thread-local storage at each block start, so stale or unwritten shared memory
-///   shows up as it would on a GPU. (The kernel library therefore holds no other thread_local data.)
+///   see one instance, and blocks on that thread run one after another (each resident block has an
+///   OS thread of its own). Each such variable comes with a guard zone (SharedGuard), a thread_local
+///   of its own declared just before it, which the compiler lays out next to it; the kernel library
+///   registers every guard when it is loaded. At each block start the emulator poisons the memory
+///   between the guards (the variables) and checks the guards at every barrier and at the block's
+///   end, so stale or unwritten shared memory shows up as it would on a GPU, and a write past the end
+///   of a static shared array is a "memory error: ..." report. The library's static shared memory
+///   lies between two anchor objects linked first and last into it (common/emu/module/); see the
+///   emulator's README, "Static shared memory". (A kernel library holds no other thread_local data.)
+///   Write qualifiers after it (`__shared__ volatile int flag`), and use scanlab::dynamic_shared<T>()
+///   for dynamic shared memory (`extern __shared__` does not compile on this backend).
 /// - `__syncthreads()` is a counted barrier of the block's threads that have not exited.
 /// - Warp operations are a rendezvous of the lanes named in the mask, independent of block barriers.
-/// - Atomics are real atomics (`std::atomic_ref`), and each one is a point where the emulator may run
+/// - Atomics are real atomics (detail::AtomicRef, on the compiler's `__atomic` builtins), and each one is a point where the emulator may run
 ///   another thread, so a spin loop on an atomic lets the others progress (or trips the watchdog).
 #pragma once
 
@@ -25,8 +33,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <source_location>
 #include <type_traits>
+#include <version>
+#if defined(__cpp_lib_source_location)
+#include <source_location>
+#endif
 
 // ---- qualifiers -------------------------------------------------------------------------------
 #define __global__
@@ -36,7 +47,7 @@
 #define __noinline__
 #define __restrict__ __restrict
 #define __launch_bounds__(...)
-#define __shared__ thread_local
+#define __shared__ SCANLAB_EMU_SHARED_(__COUNTER__)
 #define __align__(n) alignas(n)
 
 // ---- built-in vector types ----------------------------------------------------------------------
@@ -51,7 +62,35 @@ struct dim3 {
 
 namespace scanlab::emu::detail {
 
+#if defined(__cpp_lib_source_location)
+/// Where a sync point is in the kernel's source.
 using Where = std::source_location;
+#else
+/// Where a sync point is in the kernel's source, for standard libraries without std::source_location
+/// (libc++ before 16): its members, filled in at the call site by builtins that GCC and Clang have.
+/// (Three words against std::source_location's one, so sync points cost a little more there.)
+class Where {
+ public:
+  static constexpr Where current(const char* file = __builtin_FILE(), const char* function = __builtin_FUNCTION(),
+                                 unsigned line = __builtin_LINE(), unsigned column = __builtin_COLUMN()) noexcept {
+    Where w;
+    w.file_ = file;
+    w.function_ = function;
+    w.line_ = line;
+    w.column_ = column;
+    return w;
+  }
+  constexpr const char* file_name() const noexcept { return file_; }
+  constexpr const char* function_name() const noexcept { return function_; }
+  constexpr unsigned line() const noexcept { return line_; }
+  constexpr unsigned column() const noexcept { return column_; }
+
+ private:
+  const char* file_ = "";
+  const char* function_ = "";
+  unsigned line_ = 0, column_ = 0;
+};
+#endif
 
 /// What `blockIdx`, `blockDim` and `gridDim` read: one per block (the emulator's Block is one).
 struct BlockBuiltins {
@@ -69,6 +108,66 @@ struct BlockBuiltins {
 // kernel library's (see the file comment): the kernel library holds only a reference to them.
 extern constinit thread_local const uint3* tls_thread_idx;
 extern constinit thread_local const BlockBuiltins* tls_block;
+
+// ---- static shared memory ----------------------------------------------------------------------
+
+/// The guard zone declared before each `__shared__` variable: the compiler places it next to the
+/// variable (before or after it, the same way for every variable of a library; the emulator finds
+/// out which), with no padding between the end of a variable and the guard that follows it (the
+/// guard's alignment is 1), so that the first byte written past the end of an array changes a guard.
+struct SharedGuard {
+  unsigned char bytes[256];
+};
+/// A guard and the place of the `__shared__` declaration it belongs to, for messages.
+struct SharedGuardSite {
+  const SharedGuard* guard;
+  const char* file;
+  unsigned line;
+};
+using SharedGuardSiteFn = SharedGuardSite (*)();
+
+/// The static shared memory of one kernel library on the calling OS thread: the anchor objects linked
+/// first and last into the library (common/emu/module/), between which the linker keeps the
+/// thread-local storage of every object file in command-line order.
+struct StaticShared {
+  unsigned char* first;  ///< the leading anchor, kStaticLeadingGuardBytes
+  unsigned char* last;   ///< the trailing anchor, kStaticTrailingGuardBytes
+  unsigned char* probe;  ///< a 1-byte `__shared__` variable of shared_first.cpp (see there)
+};
+/// Bytes of the anchors: guard zones before the first and after the last static shared variable.
+/// The trailing one is large enough to hold a write up to 48 KiB (a GPU block's static shared
+/// memory) past the last array, which would otherwise land in another library's thread-local data.
+inline constexpr std::size_t kStaticLeadingGuardBytes = 4096;
+inline constexpr std::size_t kStaticTrailingGuardBytes = 48 * 1024 + 256;
+
+/// This kernel library's static shared memory. Defined in common/emu/module/shared_first.cpp, which
+/// scanlab_kernel_library (common/cmake/scanlab.cmake) links first into every kernel library; hidden,
+/// so that each library has its own. (A program that declares `__shared__` variables outside a kernel
+/// library fails to link here: build kernels with scanlab_kernel_library.)
+__attribute__((visibility("hidden"))) StaticShared module_static_shared();
+/// Called when a kernel library is loaded, once per `__shared__` variable it holds.
+bool register_shared_guard(StaticShared (*module)(), SharedGuardSiteFn site);
+
+template <class Site>
+SharedGuardSite shared_guard_site() {
+  return Site{}();
+}
+/// Registers the guard whose site the lambda type `Site` returns, when the library is loaded
+/// (dynamic initialization of a static member). By a function pointer, called then: a direct call in
+/// the initializer would make Clang emit the guard before the kernel's body, away from its variable.
+template <class Site>
+struct SharedGuardRegistration {
+  static inline const bool done = register_shared_guard(&module_static_shared, &shared_guard_site<Site>);
+};
+
+/// The address of a guard; refuses a `volatile` one, which means the kernel wrote `volatile
+/// __shared__ T x`: the qualifier would apply to the guard, not to x.
+template <class G>
+constexpr const SharedGuard* shared_guard_address(G* guard) {
+  static_assert(!std::is_volatile_v<G>,
+                "scanlab cpu backend: write `__shared__ volatile T x`, not `volatile __shared__ T x`");
+  return guard;
+}
 
 // Sync points. Each may switch to another fiber.
 void syncthreads(Where where);
@@ -112,6 +211,18 @@ void trace_shared(const char* name, const void* data, std::size_t count, std::si
 
 }  // namespace scanlab::emu::detail
 
+// `__shared__` (see the file comment): a guard, its registration, then the variable itself.
+#define SCANLAB_EMU_SHARED_(n) SCANLAB_EMU_SHARED_N_(n)
+#define SCANLAB_EMU_SHARED_N_(n)                                                                      \
+  thread_local ::scanlab::emu::detail::SharedGuard scanlab_shared_guard_##n;                         \
+  [[maybe_unused]] static constexpr auto scanlab_shared_site_##n = [] {                              \
+    return ::scanlab::emu::detail::SharedGuardSite{                                                  \
+        ::scanlab::emu::detail::shared_guard_address(&scanlab_shared_guard_##n), __FILE__, __LINE__}; \
+  };                                                                                                 \
+  [[maybe_unused]] static constexpr const bool* scanlab_shared_registered_##n =                      \
+      &::scanlab::emu::detail::SharedGuardRegistration<decltype(scanlab_shared_site_##n)>::done;     \
+  thread_local
+
 // ---- built-in variables -------------------------------------------------------------------------
 #define threadIdx (*::scanlab::emu::detail::tls_thread_idx)
 #define blockIdx (::scanlab::emu::detail::tls_block->idx)
@@ -120,28 +231,28 @@ void trace_shared(const char* name, const void* data, std::size_t count, std::si
 inline constexpr int warpSize = 32;
 
 // ---- barriers and warp operations ---------------------------------------------------------------
-inline void __syncthreads(std::source_location w = std::source_location::current()) {
+inline void __syncthreads(::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   ::scanlab::emu::detail::syncthreads(w);
 }
-inline int __syncthreads_count(int p, std::source_location w = std::source_location::current()) {
+inline int __syncthreads_count(int p, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   return ::scanlab::emu::detail::syncthreads_count(p, w);
 }
 // (Threads that exited do not take part, as on a GPU, so these are not derived from blockDim.)
-inline int __syncthreads_and(int p, std::source_location w = std::source_location::current()) {
+inline int __syncthreads_and(int p, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   return ::scanlab::emu::detail::syncthreads_and(p, w);
 }
-inline int __syncthreads_or(int p, std::source_location w = std::source_location::current()) {
+inline int __syncthreads_or(int p, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   return ::scanlab::emu::detail::syncthreads_or(p, w);
 }
 inline void __syncwarp(unsigned mask = 0xffffffffu,
-                       std::source_location w = std::source_location::current()) {
+                       ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   ::scanlab::emu::detail::syncwarp(mask, w);
 }
 
 #define SCANLAB_EMU_SHUFFLE(fn, kind)                                                            \
   template <class T>                                                                             \
   inline T fn(unsigned mask, T var, int arg, int width = warpSize,                               \
-              std::source_location w = std::source_location::current()) {                        \
+              ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {                        \
     static_assert(std::is_trivially_copyable_v<T>, #fn " needs a trivially copyable type");      \
     T out;                                                                                       \
     ::scanlab::emu::detail::shuffle(::scanlab::emu::detail::Shfl::kind, mask, &var, sizeof(T),   \
@@ -155,30 +266,85 @@ SCANLAB_EMU_SHUFFLE(__shfl_xor_sync, bfly)
 #undef SCANLAB_EMU_SHUFFLE
 
 inline unsigned __ballot_sync(unsigned mask, int p,
-                              std::source_location w = std::source_location::current()) {
+                              ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   return ::scanlab::emu::detail::vote(::scanlab::emu::detail::Vote::ballot, mask, p, w);
 }
-inline int __any_sync(unsigned mask, int p, std::source_location w = std::source_location::current()) {
+inline int __any_sync(unsigned mask, int p, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   return static_cast<int>(::scanlab::emu::detail::vote(::scanlab::emu::detail::Vote::any, mask, p, w));
 }
-inline int __all_sync(unsigned mask, int p, std::source_location w = std::source_location::current()) {
+inline int __all_sync(unsigned mask, int p, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   return static_cast<int>(::scanlab::emu::detail::vote(::scanlab::emu::detail::Vote::all, mask, p, w));
 }
 inline unsigned __activemask() { return ::scanlab::emu::detail::active_mask(); }
 
 // ---- fences and atomics -------------------------------------------------------------------------
-inline void __threadfence(std::source_location w = std::source_location::current()) {
+inline void __threadfence(::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   ::scanlab::emu::detail::threadfence(w);
 }
-inline void __threadfence_block(std::source_location w = std::source_location::current()) {
+inline void __threadfence_block(::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   ::scanlab::emu::detail::threadfence(w);
 }
 
 namespace scanlab::emu::detail {
+/// std::atomic_ref's operations that the CUDA atomics need, on the __atomic builtins of GCC and
+/// Clang (sequentially consistent). Ours because not every standard library has std::atomic_ref
+/// yet (libc++ 14 does not); the builtins are what libstdc++'s std::atomic_ref uses too.
 template <class T>
-inline std::atomic_ref<T> atomic_at(T* address, Where where) {
+class AtomicRef {
+  static_assert(std::is_trivially_copyable_v<T>, "atomics need a trivially copyable type");
+
+ public:
+  explicit AtomicRef(T& object) : p_(&object) {}
+  T load() const {
+    T value;
+    __atomic_load(p_, &value, __ATOMIC_SEQ_CST);
+    return value;
+  }
+  T exchange(T value) {
+    T old;
+    __atomic_exchange(p_, &value, &old, __ATOMIC_SEQ_CST);
+    return old;
+  }
+  bool compare_exchange_strong(T& expected, T desired) {
+    return __atomic_compare_exchange(p_, &expected, &desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  }
+  bool compare_exchange_weak(T& expected, T desired) {
+    return __atomic_compare_exchange(p_, &expected, &desired, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  }
+  T fetch_add(T v) {
+    if constexpr (std::is_integral_v<T>) {
+      return __atomic_fetch_add(p_, v, __ATOMIC_SEQ_CST);
+    } else {
+      return update([v](T old) { return static_cast<T>(old + v); });
+    }
+  }
+  T fetch_sub(T v) {
+    if constexpr (std::is_integral_v<T>) {
+      return __atomic_fetch_sub(p_, v, __ATOMIC_SEQ_CST);
+    } else {
+      return update([v](T old) { return static_cast<T>(old - v); });
+    }
+  }
+  T fetch_and(T v) { return __atomic_fetch_and(p_, v, __ATOMIC_SEQ_CST); }
+  T fetch_or(T v) { return __atomic_fetch_or(p_, v, __ATOMIC_SEQ_CST); }
+  T fetch_xor(T v) { return __atomic_fetch_xor(p_, v, __ATOMIC_SEQ_CST); }
+
+ private:
+  /// A floating-point add: a compare-exchange loop, as std::atomic_ref's is.
+  template <class F>
+  T update(F next) {
+    T old = load();
+    while (!compare_exchange_weak(old, next(old))) {
+    }
+    return old;
+  }
+  T* p_;
+};
+
+template <class T>
+inline AtomicRef<T> atomic_at(T* address, Where where) {
   memory_point(where);
-  return std::atomic_ref<T>(*address);
+  return AtomicRef<T>(*address);
 }
 }  // namespace scanlab::emu::detail
 
@@ -190,32 +356,32 @@ inline void note_change(bool changed) {
 }  // namespace scanlab::emu::detail
 
 template <class T>
-inline T atomicAdd(T* a, T v, std::source_location w = std::source_location::current()) {
+inline T atomicAdd(T* a, T v, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   T old = ::scanlab::emu::detail::atomic_at(a, w).fetch_add(v);
   ::scanlab::emu::detail::note_change(v != T(0));
   return old;
 }
 template <class T>
-inline T atomicSub(T* a, T v, std::source_location w = std::source_location::current()) {
+inline T atomicSub(T* a, T v, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   T old = ::scanlab::emu::detail::atomic_at(a, w).fetch_sub(v);
   ::scanlab::emu::detail::note_change(v != T(0));
   return old;
 }
 template <class T>
-inline T atomicExch(T* a, T v, std::source_location w = std::source_location::current()) {
+inline T atomicExch(T* a, T v, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   T old = ::scanlab::emu::detail::atomic_at(a, w).exchange(v);
   ::scanlab::emu::detail::note_change(!(old == v));
   return old;
 }
 template <class T>
-inline T atomicCAS(T* a, T compare, T v, std::source_location w = std::source_location::current()) {
+inline T atomicCAS(T* a, T compare, T v, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   const T expected = compare;
   const bool swapped = ::scanlab::emu::detail::atomic_at(a, w).compare_exchange_strong(compare, v);
   ::scanlab::emu::detail::note_change(swapped && !(expected == v));
   return compare;  // the old value, whether or not the swap happened
 }
 template <class T>
-inline T atomicMax(T* a, T v, std::source_location w = std::source_location::current()) {
+inline T atomicMax(T* a, T v, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   auto ref = ::scanlab::emu::detail::atomic_at(a, w);
   T old = ref.load();
   while (old < v && !ref.compare_exchange_weak(old, v)) {
@@ -224,7 +390,7 @@ inline T atomicMax(T* a, T v, std::source_location w = std::source_location::cur
   return old;
 }
 template <class T>
-inline T atomicMin(T* a, T v, std::source_location w = std::source_location::current()) {
+inline T atomicMin(T* a, T v, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   auto ref = ::scanlab::emu::detail::atomic_at(a, w);
   T old = ref.load();
   while (v < old && !ref.compare_exchange_weak(old, v)) {
@@ -233,21 +399,21 @@ inline T atomicMin(T* a, T v, std::source_location w = std::source_location::cur
   return old;
 }
 template <class T>
-inline T atomicAnd(T* a, T v, std::source_location w = std::source_location::current()) {
+inline T atomicAnd(T* a, T v, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   static_assert(std::is_integral_v<T>, "atomicAnd needs an integer type");
   T old = ::scanlab::emu::detail::atomic_at(a, w).fetch_and(v);
   ::scanlab::emu::detail::note_change((old & v) != old);
   return old;
 }
 template <class T>
-inline T atomicOr(T* a, T v, std::source_location w = std::source_location::current()) {
+inline T atomicOr(T* a, T v, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   static_assert(std::is_integral_v<T>, "atomicOr needs an integer type");
   T old = ::scanlab::emu::detail::atomic_at(a, w).fetch_or(v);
   ::scanlab::emu::detail::note_change((old | v) != old);
   return old;
 }
 template <class T>
-inline T atomicXor(T* a, T v, std::source_location w = std::source_location::current()) {
+inline T atomicXor(T* a, T v, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   static_assert(std::is_integral_v<T>, "atomicXor needs an integer type");
   T old = ::scanlab::emu::detail::atomic_at(a, w).fetch_xor(v);
   ::scanlab::emu::detail::note_change(v != T(0));
@@ -255,7 +421,7 @@ inline T atomicXor(T* a, T v, std::source_location w = std::source_location::cur
 }
 /// CUDA's atomicInc: old >= limit ? 0 : old + 1, stored; returns old.
 inline unsigned atomicInc(unsigned* a, unsigned limit,
-                          std::source_location w = std::source_location::current()) {
+                          ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   auto ref = ::scanlab::emu::detail::atomic_at(a, w);
   unsigned old = ref.load();
   while (!ref.compare_exchange_weak(old, old >= limit ? 0u : old + 1u)) {
@@ -265,7 +431,7 @@ inline unsigned atomicInc(unsigned* a, unsigned limit,
 }
 /// CUDA's atomicDec: (old == 0 || old > limit) ? limit : old - 1, stored; returns old.
 inline unsigned atomicDec(unsigned* a, unsigned limit,
-                          std::source_location w = std::source_location::current()) {
+                          ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   auto ref = ::scanlab::emu::detail::atomic_at(a, w);
   unsigned old = ref.load();
   while (!ref.compare_exchange_weak(old, (old == 0u || old > limit) ? limit : old - 1u)) {

@@ -84,21 +84,28 @@ class LaunchError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+namespace detail {
+struct StaticShared;  // emu/cuda_shim.hpp
+}
+/// Where a kernel library's static `__shared__` variables are: its
+/// `scanlab::emu::detail::module_static_shared` (emu/cuda_shim.hpp).
+using StaticSharedFn = detail::StaticShared (*)();
+
 /// Runs `thread_body` once per CUDA thread of a `grid` x `block` launch, each on its own fiber, with
 /// `dynamic_shared_bytes` of dynamic shared memory per block. `kernel_name` is used in messages and in
-/// the stats. `module_anchor` is any address inside the shared library that holds the kernel's code:
-/// the emulator poisons that library's thread-local storage (where `__shared__` variables live on
-/// this backend) at the start of every block. Synchronous: returns when every block is done, or
-/// throws LaunchError.
+/// the stats. `static_shared`: the kernel library's module_static_shared, by which the emulator
+/// poisons the library's static `__shared__` variables at the start of every block and checks the
+/// guard zones between them. Synchronous: returns when every block is done, or throws LaunchError.
 void launch(const char* kernel_name, Extent3 grid, Extent3 block, std::size_t dynamic_shared_bytes,
-            const void* module_anchor, const std::function<void()>& thread_body);
+            StaticSharedFn static_shared, const std::function<void()>& thread_body);
 
 /// Where blocks of the launches since the last call waited for other blocks (a spin at an atomic:
 /// "single_pass_scan.cuh:98"), each place once, in the order first seen; clears them.
 std::vector<std::string> take_block_waits();
 
-/// What the guard zones around a block's dynamic shared memory hold: a write past either end changes
-/// them, and the emulator reports it at the next barrier or at the block's end ("memory error: ...").
+/// What the guard zones around a block's dynamic shared memory and between its static shared
+/// variables hold: a write past either end of an array changes them, and the emulator reports it at
+/// the next barrier or at the block's end ("memory error: ...").
 inline constexpr unsigned char kGuardByte = 0xFD;
 /// Bytes of guard zone before and after dynamic shared memory.
 inline constexpr std::size_t kSharedGuardBytes = 256;
