@@ -40,6 +40,7 @@ bubblewrap                 sandbox   -              bubblewrap          cmd:bwra
 clang                      clang     xcode          clang               cmd:clang++
 libc++-dev                 clang     xcode          libcxx-devel        inc:c++/v1/vector
 libc++abi-dev              clang     xcode          libcxxabi-devel     file:/usr/lib/*/libc++abi.so file:/usr/lib64/libc++abi.so
+googletest                 clang     googletest     gtest-devel         file:/usr/src/googletest/CMakeLists.txt
 g++-aarch64-linux-gnu      arm64     -              -                   cmd:aarch64-linux-gnu-g++
 qemu-user                  arm64     -              -                   cmd:qemu-aarch64 cmd:qemu-aarch64-static
 libboost-context-dev:arm64 arm64     -              -                   deb:libboost-context-dev:arm64

@@ -10,7 +10,7 @@
 #     -R REGEX  run only the tests whose names match (ctest -R), and build everything anyway
 #     -j N      parallel build and test jobs (default: the number of cores)
 #
-# Needs (Debian): clang libc++-dev libc++abi-dev googletest, besides what tools/setup.sh installs.
+# Needs what tools/setup.sh --clang installs (clang, libc++, GoogleTest's sources).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT"
@@ -29,15 +29,8 @@ while [ $# -gt 0 ]; do
     *) echo "clang.sh: unknown option '$1' (see tools/portable/clang.sh --help)" >&2; exit 2 ;;
   esac
 done
-missing=""
-command -v clang++ >/dev/null || missing="$missing clang"
-[ -e /usr/include/c++/v1/version ] || [ -n "$(find /usr/lib/llvm-*/include/c++/v1 -maxdepth 1 -name version 2>/dev/null | head -n1)" ] \
-  || missing="$missing libc++-dev libc++abi-dev"
-[ -d /usr/src/googletest ] || missing="$missing googletest"
-if [ -n "$missing" ]; then
-  echo "clang.sh: missing Debian packages:$missing (sudo apt-get install -y$missing)" >&2
-  exit 2
-fi
+# What the preset needs (clang, libc++, GoogleTest's sources) from the one list, installed where it can be.
+bash "$ROOT/tools/setup.sh" --clang || exit 2
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
