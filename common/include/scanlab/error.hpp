@@ -8,19 +8,23 @@
 
 namespace scanlab {
 
+// Default visibility for the error types: the kernel libraries hide their symbols, and libc++ matches
+// a thrown type by the address of its type_info, so each type must have one type_info per process.
+#pragma GCC visibility push(default)
+
 /// An error a user can act on: the message says what is wrong and what to do, in one line.
-/// Default visibility: the kernel libraries hide their symbols, and libc++ matches a thrown type by
-/// the address of its type_info, so the type must have one type_info in the whole process.
-class __attribute__((visibility("default"))) Error : public std::runtime_error {
+class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
 /// Thrown when the cuda backend is asked for but no usable GPU is present.
-class __attribute__((visibility("default"))) NoDeviceError : public Error {
+class NoDeviceError : public Error {
  public:
   using Error::Error;
 };
+
+#pragma GCC visibility pop
 
 }  // namespace scanlab
 
