@@ -180,8 +180,8 @@ const Kernel& persistent() {
   return k;
 }
 
-// The last tile is copied by the producer warp, the others by bulk copies (on sm_90); a ring of
-// stages wraps around many times.
+// Bulk copies bring whole 16-byte chunks below n into the stages (on sm_90); the warps read the rest
+// of the last tile from x directly; a ring of stages wraps around many times.
 TEST(Section11_8, PersistentTileBoundaries) {
   SCANLAB_SKIP_IF_UNAVAILABLE(table());
   check_tile_boundaries(persistent());
@@ -202,7 +202,7 @@ TEST(Section11_8, PersistentLookBackThroughWindowsOfAggregates) {
   check_windows_of_aggregates(persistent());
 }
 
-// Misaligned input or output: the producer warp copies every tile (no bulk copies).
+// Misaligned input or output: no bulk copies; the warps read every tile from x directly.
 TEST(Section11_8, PersistentMisalignedArrays) {
   SCANLAB_SKIP_IF_UNAVAILABLE(table());
   check_misaligned(persistent(), 5);
