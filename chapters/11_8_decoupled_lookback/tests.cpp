@@ -202,7 +202,7 @@ TEST(Section11_8, PersistentLookBackThroughWindowsOfAggregates) {
   check_windows_of_aggregates(persistent());
 }
 
-// Misaligned input or output: no bulk copies; the warps read every tile from x directly.
+// Misaligned input or output (a misaligned x gets no bulk copies: the warps read its tiles directly).
 TEST(Section11_8, PersistentMisalignedArrays) {
   SCANLAB_SKIP_IF_UNAVAILABLE(table());
   check_misaligned(persistent(), 5);
