@@ -114,7 +114,8 @@ constexpr int kStaticTemplateLine = __LINE__ + 3;
 template <class T, unsigned N>
 __global__ void static_overflow_kernel(int offset, int* out) {
   __shared__ T XY[N];
-  XY[static_cast<int>(threadIdx.x) + offset] = static_cast<T>(threadIdx.x);
+  T* const xy = XY;  // the overflow through a pointer: UBSan's bounds check (asan preset) would stop it first
+  xy[static_cast<int>(threadIdx.x) + offset] = static_cast<T>(threadIdx.x);
   g_static_barrier_line.store(__LINE__ + 1, std::memory_order_relaxed);
   __syncthreads();
   out[blockIdx.x * blockDim.x + threadIdx.x] = static_cast<int>(XY[threadIdx.x]);
