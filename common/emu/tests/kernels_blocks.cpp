@@ -109,13 +109,16 @@ __global__ void unwritten_shared_kernel(int* out) {
 
 std::atomic<int> g_static_barrier_line{0};
 
+// The overflow kernels write past their arrays on purpose: UBSan (asan preset) must leave them to the
+// emulator's guards.
+#define SCANLAB_OVERFLOWS_ON_PURPOSE __attribute__((no_sanitize("undefined")))
+
 /// One static array per instantiation: the library holds several of them, next to each other.
 constexpr int kStaticTemplateLine = __LINE__ + 3;
 template <class T, unsigned N>
-__global__ void static_overflow_kernel(int offset, int* out) {
+__global__ SCANLAB_OVERFLOWS_ON_PURPOSE void static_overflow_kernel(int offset, int* out) {
   __shared__ T XY[N];
-  T* const xy = XY;  // the overflow through a pointer: UBSan's bounds check (asan preset) would stop it first
-  xy[static_cast<int>(threadIdx.x) + offset] = static_cast<T>(threadIdx.x);
+  XY[static_cast<int>(threadIdx.x) + offset] = static_cast<T>(threadIdx.x);
   g_static_barrier_line.store(__LINE__ + 1, std::memory_order_relaxed);
   __syncthreads();
   out[blockIdx.x * blockDim.x + threadIdx.x] = static_cast<int>(XY[threadIdx.x]);
@@ -124,7 +127,7 @@ __global__ void static_overflow_kernel(int offset, int* out) {
 /// Two arrays in one kernel: a write past the end of the first one is caught too.
 constexpr int kStaticFirstLine = __LINE__ + 3;
 template <unsigned N>
-__global__ void static_overflow_two_kernel(int offset, int* out) {
+__global__ SCANLAB_OVERFLOWS_ON_PURPOSE void static_overflow_two_kernel(int offset, int* out) {
   __shared__ int first[N];
   __shared__ int second[N];
   second[threadIdx.x] = 1;
