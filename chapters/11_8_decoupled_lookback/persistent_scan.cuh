@@ -58,29 +58,40 @@ namespace lookback::pipeline {
 /// plots/data/h100_persistent_sweep_2026-11-25.csv. A tile is 32 * kWarps * kItems elements: 32 KiB
 /// of 4-byte values in 3 stages (one block of 10 warps per SM), 16 KiB of 8-byte values in 4 stages
 /// (two blocks of 6 warps per SM).
-/// Small scans (at most kSmallMaxBytes of input) take the kSmall* shape instead: smaller tiles, so that
-/// more SMs share the work and a tile's chain of latencies (copy, reduce, look-back) is shorter.
+/// Three shapes, picked by n (PersistentScan): a scan that fits one tile of the kSingle* shape runs as
+/// one block that loads its tile itself (no ring, no tickets, no look-back: see "one tile" below);
+/// scans of at most kSmallMaxBytes take the kSmall* shape (smaller tiles, so that more SMs share the
+/// work and a tile's chain of latencies is shorter); larger ones the k* shape. kLookbackWindows: windows
+/// of 32 predecessors that a look-back reads at once (one round trip to L2 for all of them).
 /// On the cpu backend a smaller block (2 scan warps, 2 stages): the same code, with fewer threads
 /// spinning on emulated barriers and smaller tiles for the tests' sizes; its small shape covers up to
-/// two of its tiles, so that the tests run both shapes.
+/// two of its tiles, so that the tests run every shape.
 template <class T>
 struct PersistentTuning {
 #if defined(SCANLAB_BACKEND_CPU)
   static constexpr int kWarps = 2;
   static constexpr int kItems = sizeof(T) == 4 ? 32 : 16;
   static constexpr int kStages = 2;
+  static constexpr int kLookbackWindows = 2;  // (so that the tests' long look-backs cross window pairs)
   static constexpr int kSmallWarps = 2;
   static constexpr int kSmallItems = sizeof(T) == 4 ? 8 : 4;
   static constexpr int kSmallStages = 2;
+  static constexpr int kSmallLookbackWindows = 2;
   static constexpr std::size_t kSmallMaxBytes = 2 * 32 * kWarps * kItems * sizeof(T);
+  static constexpr int kSingleWarps = 2;
+  static constexpr int kSingleItems = sizeof(T) == 4 ? 16 : 8;
 #else
   static constexpr int kWarps = sizeof(T) == 4 ? 8 : 4;
   static constexpr int kItems = sizeof(T) == 4 ? 32 : 16;
   static constexpr int kStages = sizeof(T) == 4 ? 3 : 4;
+  static constexpr int kLookbackWindows = 1;
   static constexpr int kSmallWarps = 4;
   static constexpr int kSmallItems = sizeof(T) == 4 ? 16 : 8;
   static constexpr int kSmallStages = sizeof(T) == 4 ? 4 : 8;
+  static constexpr int kSmallLookbackWindows = 4;
   static constexpr std::size_t kSmallMaxBytes = std::size_t{1} << 20;
+  static constexpr int kSingleWarps = 8;
+  static constexpr int kSingleItems = sizeof(T) == 4 ? 16 : 8;
 #endif
 };
 
@@ -180,38 +191,77 @@ __device__ __forceinline__ void scan_warps_sync(unsigned threads, unsigned long 
 #endif
 }
 
+// ---- time per role (a measurement build only: bench/persistent_roles.cu) -------------------------
+// With SCANLAB_PERSISTENT_TRACE, lane 0 of each role writes clock64() stamps, cycles since its block
+// started, to g_trace[tile * kTraceEvents + event]. Otherwise the stamps compile to nothing.
+enum TraceEvent : int {
+  kCopyStarted,        // producer: the tile's bulk copy issued
+  kTicketed,           // producer: the stage handed to the other warps (the ticket is known)
+  kLanded,             // reducer: the tile is in shared memory
+  kAggregatePublished, // reducer: its aggregate is out
+  kScanStart,          // scan warp 0: the tile in hand (one tile: the kernel's start)
+  kLookBackStart,      // scan warp 0: the look-back starts (the tile is scanned)
+  kPrefixPublished,    // scan warp 0: the look-back is done
+  kStored,             // scan warp 0: its part of the tile is stored
+  kTraceEvents
+};
+#if defined(SCANLAB_PERSISTENT_TRACE) && defined(SCANLAB_BACKEND_CUDA)
+__device__ unsigned long long* g_trace = nullptr;
+#define SCANLAB_TRACE_BLOCK_START const long long trace_block_start = clock64()
+#define SCANLAB_TRACE(tile, event)                                                                   \
+  do {                                                                                               \
+    if (lane == 0 && ::lookback::pipeline::g_trace != nullptr) {                                     \
+      ::lookback::pipeline::g_trace[static_cast<std::size_t>(tile) * ::lookback::pipeline::kTraceEvents + \
+                                    (event)] = clock64() - trace_block_start;                        \
+    }                                                                                                \
+  } while (0)
+#else
+#define SCANLAB_TRACE_BLOCK_START static_cast<void>(0)
+#define SCANLAB_TRACE(tile, event) static_cast<void>(0)
+#endif
+
 /// Tile number of a stage holding a wrongly guessed tile (see the producer): skip it.
 inline constexpr unsigned kSkipStage = 0xffffffffu;
 
 // ---- the look-back -------------------------------------------------------------------------------
 
 /// The exclusive prefix of tile `tile` (> 0), in every lane of the calling warp: the nearest
-/// published PREFIX among its predecessors combined, in order, with the AGGREGATEs after it; 32
-/// predecessors per step (lane l reads tile window_end - 32 + l). The same algorithm as the
-/// exercise's look_back (decoupled_lookback.cuh), written here so this kernel does not depend on it.
-template <class T, class Op>
+/// published PREFIX among its predecessors combined, in order, with the AGGREGATEs after it. Lane l
+/// reads tile window_end - 32 (w + 1) + l of each of `Windows` windows at once (all loads in flight
+/// together: one round trip to L2 for 32 * Windows predecessors), then combines the windows nearest
+/// first, up to the first one that holds a prefix; from a window with an unpublished status it reads
+/// again. The same algorithm as the exercise's look_back (decoupled_lookback.cuh, one window per
+/// step), written here so this kernel does not depend on it.
+template <int Windows, class T, class Op>
 __device__ T look_back(const TileStatusArray& status, unsigned tile, Op op, unsigned lane) {
+  static_assert(Windows >= 1, "at least one window");
   T exclusive = Op::identity();
   long long window_end = tile;
-  for (;;) {
-    const long long predecessor = window_end - 32 + static_cast<long long>(lane);
-    TileStatus<T> s{kPrefix, Op::identity()};  // tiles before 0: the identity, as a prefix
-    for (unsigned tries = 0;; ++tries) {
-      if (predecessor >= 0) s = read_status<T>(status, static_cast<unsigned>(predecessor));
-      if (__all_sync(kFullWarp, s.flag != kNotPublished)) break;
-#if defined(SCANLAB_BACKEND_CUDA)
-      if (tries == (1u << 26)) __trap();  // a tile that never publishes: stop rather than hang
-#else
-      (void)tries;
-#endif
+  for (unsigned tries = 0;; ++tries) {
+    TileStatus<T> s[Windows];
+    SCANLAB_UNROLL for (int w = 0; w < Windows; ++w) {
+      const long long predecessor = window_end - 32 * (w + 1) + static_cast<long long>(lane);
+      s[w] = TileStatus<T>{kPrefix, Op::identity()};  // tiles before 0: the identity, as a prefix
+      if (predecessor >= 0) s[w] = read_status<T>(status, static_cast<unsigned>(predecessor));
     }
-    const unsigned prefixes = __ballot_sync(kFullWarp, s.flag == kPrefix);
-    const int nearest = prefixes != 0 ? highest_lane(prefixes) : 0;
-    const T mine = static_cast<int>(lane) >= nearest ? s.value : Op::identity();
-    const T window = __shfl_sync(kFullWarp, warp_reduce_in_order(mine, op, lane), 0);
-    exclusive = op(window, exclusive);  // earlier tiles on the left
-    if (prefixes != 0) return exclusive;
-    window_end -= 32;
+    int used = 0;  // windows combined (warp-uniform: every decision below is a vote)
+    SCANLAB_UNROLL for (int w = 0; w < Windows; ++w) {
+      if (!__all_sync(kFullWarp, s[w].flag != kNotPublished)) break;
+      const unsigned prefixes = __ballot_sync(kFullWarp, s[w].flag == kPrefix);
+      const int nearest = prefixes != 0 ? highest_lane(prefixes) : 0;
+      const T mine = static_cast<int>(lane) >= nearest ? s[w].value : Op::identity();
+      const T window = __shfl_sync(kFullWarp, warp_reduce_in_order(mine, op, lane), 0);
+      exclusive = op(window, exclusive);  // earlier tiles on the left
+      if (prefixes != 0) return exclusive;
+      ++used;
+    }
+    window_end -= 32 * used;
+    if (used > 0) tries = 0;
+#if defined(SCANLAB_BACKEND_CUDA)
+    if (tries == (1u << 26)) __trap();  // a tile that never publishes: stop rather than hang
+#else
+    (void)tries;
+#endif
   }
 }
 
@@ -225,10 +275,17 @@ constexpr std::size_t persistent_scan_shared_bytes() {
 }
 
 /// The persistent, warp-specialized scan: a grid of resident blocks of Warps + 2 warps, each
-/// block scanning tiles of 32 * Warps * Items elements until the ticket counter runs past `tiles`.
+/// block scanning tiles of 32 * Warps * Items elements until the ticket counter runs past `tiles`;
+/// look-backs read `Windows` windows of 32 predecessors at once.
 /// Parameters as decoupled_lookback_scan_kernel's; `tiles` = ceil(n / tile). Dynamic shared memory:
 /// persistent_scan_shared_bytes<Warps, Items, Stages, T>().
-template <int Warps, int Items, int Stages, class T, class Op>
+/// Stages == 0: the one-tile shape (tiles == 1, one block), no pipeline at all. The scan warps load
+/// the tile from x themselves (16-byte loads, all in flight at once), scan it and store it; the
+/// producer and the reducer have nothing to do, no ticket is taken and no status published. A small
+/// scan then costs one load latency and one store, as a copy does, instead of a chain of handovers.
+/// (A compile-time choice: the run-time test alone made the compiler give the large shape 152
+/// registers instead of 64.)
+template <int Warps, int Items, int Stages, int Windows, class T, class Op>
 __global__ void __launch_bounds__((Warps + 2) * 32)
     persistent_scan_kernel(const T* x, T* y, std::size_t n, Op op, bool exclusive, lookback::TileStatusArray status,
                            unsigned tiles, unsigned prefix_mask) {
@@ -239,21 +296,24 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
   constexpr int kTileChunks = Warps * kSliceChunks;
   constexpr std::size_t kTile = static_cast<std::size_t>(kTileChunks) * E;
   static_assert(Items % E == 0, "items per thread must fill whole 16-byte chunks");
-  static_assert(Stages >= 1 && Stages <= 16, "1 to 16 stages");
+  static_assert(Stages >= 0 && Stages <= 16, "0 (one tile) to 16 stages");
+  constexpr bool one_tile = Stages == 0;
+  constexpr int kRing = one_tile ? 1 : Stages;  // (arrays of the one-tile shape: one, unused)
 
   lb::Chunk<T>* stage_data = scanlab::dynamic_shared<lb::Chunk<T>>();  // Stages tiles
   lb::Chunk<T>* exchange = stage_data + Stages * kTileChunks;         // one slice per scan warp
-  __shared__ unsigned long long full[Stages];   // a tile has arrived in the stage
-  __shared__ unsigned long long reduced[Stages];  // the reducer has published the tile's aggregate
-  __shared__ unsigned long long empty[Stages];  // every scan warp has read the stage
+  __shared__ unsigned long long full[kRing];     // a tile has arrived in the stage
+  __shared__ unsigned long long reduced[kRing];  // the reducer has published the tile's aggregate
+  __shared__ unsigned long long empty[kRing];    // every scan warp has read the stage
   __shared__ unsigned long long scan_barrier;   // emulated named barrier (no TMA)
   // Which tile is in a stage (>= tiles: stop; kSkipStage: a wrong guess). Written and read with
   // atomics: racecheck does not take the mbarriers as ordering ordinary shared-memory accesses.
-  __shared__ unsigned stage_tile[Stages];
+  __shared__ unsigned stage_tile[kRing];
   __shared__ T warp_totals[Warps];
   __shared__ T tile_exclusive;
   scanlab::trace_shared("warp_totals", warp_totals, Warps);
 
+  SCANLAB_TRACE_BLOCK_START;
   const unsigned lane = threadIdx.x % 32;
   const unsigned warp = threadIdx.x / 32;
   if (threadIdx.x == 0) {
@@ -289,12 +349,15 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     return chunk;
   };
 
+  if (warp >= Warps && one_tile) return;  // no producer or reducer for one tile
+
   if (warp == Warps + 1) {
     // ---- producer: tickets and copies, up to Stages tiles ahead of the scan warps -----------------
     // Starts copying tile `t` into stage `s`. Only bulk copies write the stages on sm_90. The caller's
     // arrival on full[s] completes the phase once the bytes have landed too.
     const auto start_copy = [&](unsigned t, unsigned s) {
       const unsigned count = copied_chunks(t);
+      SCANLAB_TRACE(t, pl::kCopyStarted);
       if (count == 0) return;
       const T* src = x + static_cast<std::size_t>(t) * kTile;
       lb::Chunk<T>* dst = stage_data + s * kTileChunks;
@@ -320,6 +383,7 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
       return __shfl_sync(lb::kFullWarp, tile, 0);
     };
     const auto publish_stage = [&](unsigned s, unsigned tile) {
+      if (tile < tiles) SCANLAB_TRACE(tile, pl::kTicketed);
       if (lane == 0) {
         atomicExch(&stage_tile[s], tile);
         pl::barrier_arrive(&full[s]);
@@ -331,8 +395,8 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     unsigned tile = tiles;
     bool have_ticket = false;
     for (unsigned round = 0;; ++round) {
-      const unsigned s = round % Stages;
-      pl::barrier_wait(&empty[s], ((round / Stages) & 1u) ^ 1u);  // its previous tile was read
+      const unsigned s = round % kRing;
+      pl::barrier_wait(&empty[s], ((round / kRing) & 1u) ^ 1u);  // its previous tile was read
       if (round == 0 && blockIdx.x < tiles) {
         start_copy(blockIdx.x, s);
         tile = take_ticket();
@@ -365,10 +429,11 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     // commutative) needs the elements in order, so it combines row by row, each row in lane order.
     constexpr bool kCommutative = Op::kind != scanlab::OpKind::last;
     for (unsigned round = 0;; ++round) {
-      const unsigned s = round % Stages;
-      pl::barrier_wait(&full[s], (round / Stages) & 1u);
+      const unsigned s = round % kRing;
+      pl::barrier_wait(&full[s], (round / kRing) & 1u);
       const unsigned tile = stage_tile_number(s);
       if (tile < tiles) {
+        SCANLAB_TRACE(tile, pl::kLanded);
         const unsigned count = copied_chunks(tile);
         const lb::Chunk<T>* src = stage_data + s * kTileChunks;
         T total = Op::identity();
@@ -410,6 +475,7 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
 #endif
         }
         if (lane == 0) lb::publish_status(status, tile, tile == 0 ? lb::kPrefix : lb::kAggregate, total);
+        SCANLAB_TRACE(tile, pl::kAggregatePublished);
       }
       __syncwarp();
       if (lane == 0) pl::barrier_arrive(&reduced[s]);
@@ -422,10 +488,11 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
   lb::Chunk<T>* slice = exchange + warp * kSliceChunks;
   unsigned sync_parity = 0;
   for (unsigned round = 0;; ++round) {
-    const unsigned s = round % Stages;
-    const unsigned parity = (round / Stages) & 1u;
-    pl::barrier_wait(&full[s], parity);
-    const unsigned tile = stage_tile_number(s);
+    const unsigned s = round % kRing;
+    const unsigned parity = (round / kRing) & 1u;
+    if (one_tile && round == 1) return;
+    if (!one_tile) pl::barrier_wait(&full[s], parity);
+    const unsigned tile = one_tile ? 0 : stage_tile_number(s);
     if (tile == pl::kSkipStage) {  // hand the stage back (warp 0 once the reducer is done with it too)
       if (warp == 0) pl::barrier_wait(&reduced[s], parity);
       __syncwarp();
@@ -433,6 +500,7 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
       continue;
     }
     if (tile >= tiles) return;
+    if (warp == 0) SCANLAB_TRACE(tile, pl::kScanStart);
 
     // 1. Read this warp's part of the tile out of the stage, striped (conflict-free 16-byte reads),
     //    and give the stage back to the producer at once; transpose in the warp's own slice.
@@ -440,8 +508,11 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     lb::Chunk<T> chunks[C];
     const lb::Chunk<T>* src = stage_data + s * kTileChunks;
     const int k0 = static_cast<int>(warp) * kSliceChunks + static_cast<int>(lane);
-    const unsigned count = copied_chunks(tile);
-    if (count == kTileChunks) {
+    const unsigned count = one_tile ? 0 : copied_chunks(tile);
+    if (one_tile) {  // straight from x: this warp's part of the tile
+      const std::size_t first = static_cast<std::size_t>(warp) * 32 * Items;
+      lb::load_warp_striped<Items>(x, first, n, x_aligned && first + 32 * Items <= n, Op::identity(), lane, chunks);
+    } else if (count == kTileChunks) {
       SCANLAB_UNROLL for (int v = 0; v < C; ++v) chunks[v] = src[k0 + v * 32];
     } else {
       SCANLAB_UNROLL for (int v = 0; v < C; ++v) chunks[v] = chunk_at(src, tile, count, k0 + v * 32);
@@ -449,7 +520,7 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     __syncwarp();
     // Warp 0 hands the stage back only after the reducer is done with it (step 3), so that it waits
     // on each phase of `reduced` while that phase is the latest.
-    if (lane == 0 && warp != 0) pl::barrier_arrive(&empty[s]);
+    if (lane == 0 && warp != 0 && !one_tile) pl::barrier_arrive(&empty[s]);
     T items[Items];
     lb::striped_to_blocked<Items>(chunks, slice, lane, items);
 
@@ -470,23 +541,28 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     // 3. Look back (warp 0; the reducer has published the aggregate, and tile 0's prefix), publish
     //    the prefix.
     if (warp == 0) {
-      pl::barrier_wait(&reduced[s], parity);  // the aggregate is out: our prefix must come after it
-      if (lane == 0) pl::barrier_arrive(&empty[s]);
+      if (!one_tile) {
+        pl::barrier_wait(&reduced[s], parity);  // the aggregate is out: our prefix must come after it
+        if (lane == 0) pl::barrier_arrive(&empty[s]);
+      }
+      SCANLAB_TRACE(tile, pl::kLookBackStart);
       T prefix = Op::identity();
       if (tile != 0) {
-        prefix = pl::look_back<T>(status, tile, op, lane);
+        prefix = pl::look_back<Windows, T>(status, tile, op, lane);
         if (lane == 0 && (tile & prefix_mask) == 0) {
           lb::publish_status(status, tile, lb::kPrefix, op(prefix, tile_aggregate));
         }
       }
       if (lane == 0) tile_exclusive = prefix;
+      SCANLAB_TRACE(tile, pl::kPrefixPublished);
     }
     pl::scan_warps_sync(Warps * 32, &scan_barrier, sync_parity);
 
     // 4. Each thread's items scanned after its exclusive prefix, the tile stored (16-byte stores).
     lb::scan_thread_items(items, tile_exclusive, warp_prefix, lower_lane, lane, op, exclusive);
     const std::size_t first = static_cast<std::size_t>(tile) * kTile + warp * 32 * Items;
-    const bool vector_ok = aligned && (static_cast<std::size_t>(tile) + 1) * kTile <= n;
+    const bool vector_ok = aligned && first + 32 * Items <= n;  // this warp's part of the tile is whole
     lb::store_warp_blocked<Items>(y, first, n, vector_ok, slice, lane, items);
+    if (warp == 0) SCANLAB_TRACE(tile, pl::kStored);
   }
 }
