@@ -61,8 +61,7 @@ namespace lookback::pipeline {
 /// Three shapes, picked by n (PersistentScan): a scan that fits one tile of the kSingle* shape runs as
 /// one block that loads its tile itself (no ring, no tickets, no look-back: see "one tile" below);
 /// scans of at most kSmallMaxBytes take the kSmall* shape (smaller tiles, so that more SMs share the
-/// work and a tile's chain of latencies is shorter); larger ones the k* shape. kLookbackWindows: windows
-/// of 32 predecessors that a look-back reads at once (one round trip to L2 for all of them).
+/// work and a tile's chain of latencies is shorter); larger ones the k* shape.
 /// On the cpu backend a smaller block (2 scan warps, 2 stages): the same code, with fewer threads
 /// spinning on emulated barriers and smaller tiles for the tests' sizes; its small shape covers up to
 /// two of its tiles, so that the tests run every shape.
@@ -72,11 +71,9 @@ struct PersistentTuning {
   static constexpr int kWarps = 2;
   static constexpr int kItems = sizeof(T) == 4 ? 32 : 16;
   static constexpr int kStages = 2;
-  static constexpr int kLookbackWindows = 2;  // (so that the tests' long look-backs cross window pairs)
   static constexpr int kSmallWarps = 2;
   static constexpr int kSmallItems = sizeof(T) == 4 ? 8 : 4;
   static constexpr int kSmallStages = 2;
-  static constexpr int kSmallLookbackWindows = 2;
   static constexpr std::size_t kSmallMaxBytes = 2 * 32 * kWarps * kItems * sizeof(T);
   static constexpr int kSingleWarps = 2;
   static constexpr int kSingleItems = sizeof(T) == 4 ? 16 : 8;
@@ -84,14 +81,12 @@ struct PersistentTuning {
   static constexpr int kWarps = sizeof(T) == 4 ? 8 : 4;
   static constexpr int kItems = sizeof(T) == 4 ? 32 : 16;
   static constexpr int kStages = sizeof(T) == 4 ? 3 : 4;
-  static constexpr int kLookbackWindows = 1;
   static constexpr int kSmallWarps = 4;
   static constexpr int kSmallItems = sizeof(T) == 4 ? 16 : 8;
   static constexpr int kSmallStages = sizeof(T) == 4 ? 4 : 8;
-  static constexpr int kSmallLookbackWindows = 4;
   static constexpr std::size_t kSmallMaxBytes = std::size_t{1} << 20;
   static constexpr int kSingleWarps = 8;
-  static constexpr int kSingleItems = sizeof(T) == 4 ? 16 : 8;
+  static constexpr int kSingleItems = sizeof(T) == 4 ? 32 : 16;
 #endif
 };
 
@@ -226,42 +221,32 @@ inline constexpr unsigned kSkipStage = 0xffffffffu;
 // ---- the look-back -------------------------------------------------------------------------------
 
 /// The exclusive prefix of tile `tile` (> 0), in every lane of the calling warp: the nearest
-/// published PREFIX among its predecessors combined, in order, with the AGGREGATEs after it. Lane l
-/// reads tile window_end - 32 (w + 1) + l of each of `Windows` windows at once (all loads in flight
-/// together: one round trip to L2 for 32 * Windows predecessors), then combines the windows nearest
-/// first, up to the first one that holds a prefix; from a window with an unpublished status it reads
-/// again. The same algorithm as the exercise's look_back (decoupled_lookback.cuh, one window per
-/// step), written here so this kernel does not depend on it.
-template <int Windows, class T, class Op>
+/// published PREFIX among its predecessors combined, in order, with the AGGREGATEs after it; 32
+/// predecessors per step (lane l reads tile window_end - 32 + l). The same algorithm as the
+/// exercise's look_back (decoupled_lookback.cuh), written here so this kernel does not depend on it.
+template <class T, class Op>
 __device__ T look_back(const TileStatusArray& status, unsigned tile, Op op, unsigned lane) {
-  static_assert(Windows >= 1, "at least one window");
   T exclusive = Op::identity();
   long long window_end = tile;
-  for (unsigned tries = 0;; ++tries) {
-    TileStatus<T> s[Windows];
-    SCANLAB_UNROLL for (int w = 0; w < Windows; ++w) {
-      const long long predecessor = window_end - 32 * (w + 1) + static_cast<long long>(lane);
-      s[w] = TileStatus<T>{kPrefix, Op::identity()};  // tiles before 0: the identity, as a prefix
-      if (predecessor >= 0) s[w] = read_status<T>(status, static_cast<unsigned>(predecessor));
-    }
-    int used = 0;  // windows combined (warp-uniform: every decision below is a vote)
-    SCANLAB_UNROLL for (int w = 0; w < Windows; ++w) {
-      if (!__all_sync(kFullWarp, s[w].flag != kNotPublished)) break;
-      const unsigned prefixes = __ballot_sync(kFullWarp, s[w].flag == kPrefix);
-      const int nearest = prefixes != 0 ? highest_lane(prefixes) : 0;
-      const T mine = static_cast<int>(lane) >= nearest ? s[w].value : Op::identity();
-      const T window = __shfl_sync(kFullWarp, warp_reduce_in_order(mine, op, lane), 0);
-      exclusive = op(window, exclusive);  // earlier tiles on the left
-      if (prefixes != 0) return exclusive;
-      ++used;
-    }
-    window_end -= 32 * used;
-    if (used > 0) tries = 0;
+  for (;;) {
+    const long long predecessor = window_end - 32 + static_cast<long long>(lane);
+    TileStatus<T> s{kPrefix, Op::identity()};  // tiles before 0: the identity, as a prefix
+    for (unsigned tries = 0;; ++tries) {
+      if (predecessor >= 0) s = read_status<T>(status, static_cast<unsigned>(predecessor));
+      if (__all_sync(kFullWarp, s.flag != kNotPublished)) break;
 #if defined(SCANLAB_BACKEND_CUDA)
-    if (tries == (1u << 26)) __trap();  // a tile that never publishes: stop rather than hang
+      if (tries == (1u << 26)) __trap();  // a tile that never publishes: stop rather than hang
 #else
-    (void)tries;
+      (void)tries;
 #endif
+    }
+    const unsigned prefixes = __ballot_sync(kFullWarp, s.flag == kPrefix);
+    const int nearest = prefixes != 0 ? highest_lane(prefixes) : 0;
+    const T mine = static_cast<int>(lane) >= nearest ? s.value : Op::identity();
+    const T window = __shfl_sync(kFullWarp, warp_reduce_in_order(mine, op, lane), 0);
+    exclusive = op(window, exclusive);  // earlier tiles on the left
+    if (prefixes != 0) return exclusive;
+    window_end -= 32;
   }
 }
 
@@ -275,8 +260,7 @@ constexpr std::size_t persistent_scan_shared_bytes() {
 }
 
 /// The persistent, warp-specialized scan: a grid of resident blocks of Warps + 2 warps, each
-/// block scanning tiles of 32 * Warps * Items elements until the ticket counter runs past `tiles`;
-/// look-backs read `Windows` windows of 32 predecessors at once.
+/// block scanning tiles of 32 * Warps * Items elements until the ticket counter runs past `tiles`.
 /// Parameters as decoupled_lookback_scan_kernel's; `tiles` = ceil(n / tile). Dynamic shared memory:
 /// persistent_scan_shared_bytes<Warps, Items, Stages, T>().
 /// Stages == 0: the one-tile shape (tiles == 1, one block), no pipeline at all. The scan warps load
@@ -285,7 +269,7 @@ constexpr std::size_t persistent_scan_shared_bytes() {
 /// scan then costs one load latency and one store, as a copy does, instead of a chain of handovers.
 /// (A compile-time choice: the run-time test alone made the compiler give the large shape 152
 /// registers instead of 64.)
-template <int Warps, int Items, int Stages, int Windows, class T, class Op>
+template <int Warps, int Items, int Stages, class T, class Op>
 __global__ void __launch_bounds__((Warps + 2) * 32)
     persistent_scan_kernel(const T* x, T* y, std::size_t n, Op op, bool exclusive, lookback::TileStatusArray status,
                            unsigned tiles, unsigned prefix_mask) {
@@ -316,16 +300,7 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
   SCANLAB_TRACE_BLOCK_START;
   const unsigned lane = threadIdx.x % 32;
   const unsigned warp = threadIdx.x / 32;
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < Stages; ++s) {
-      pl::barrier_init(&full[s], 1);         // the producer's one arrival (plus the copy's bytes)
-      pl::barrier_init(&reduced[s], 1);      // the reducer's
-      pl::barrier_init(&empty[s], Warps);    // lane 0 of every scan warp
-    }
-    pl::barrier_init(&scan_barrier, Warps * 32);
-    pl::barrier_init_fence();
-  }
-  __syncthreads();  // the last block-wide barrier: from here on the roles run apart
+  constexpr int C = Items / E;  // chunks per lane of a scan warp
 
   // How many 16-byte chunks of tile `t` the producer copies into its stage: all of them, but for the
   // last tile (the whole chunks below n) and a misaligned x (none). Every warp works it out itself.
@@ -334,6 +309,54 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     if (!x_aligned) return 0;
     return static_cast<unsigned>(std::min<std::size_t>(kTileChunks, (n - static_cast<std::size_t>(t) * kTile) / E));
   };
+  // Starts copying tile `t` into stage `s`: one bulk copy on sm_90 (lane 0), else ordinary copies by
+  // `lanes` lanes (the producer warp, or thread 0 alone). Only bulk copies write the stages on sm_90.
+  // The producer's arrival on full[s] completes the phase once the bytes have landed too.
+  const auto start_copy = [&](unsigned t, unsigned s, unsigned lanes) {
+    const unsigned count = copied_chunks(t);
+    SCANLAB_TRACE(t, pl::kCopyStarted);
+    if (count == 0) return;
+    const T* src = x + static_cast<std::size_t>(t) * kTile;
+    lb::Chunk<T>* dst = stage_data + s * kTileChunks;
+#if defined(SCANLAB_PIPELINE_TMA)
+    (void)lanes;
+    if (lane == 0) {
+      pl::barrier_expect_tx(&full[s], count * 16u);
+      pl::bulk_load(dst, src, count * 16u, &full[s]);
+    }
+#else
+    for (unsigned c = lane; c < count; c += lanes) dst[c] = lb::load_chunk(src + static_cast<std::size_t>(c) * E);
+    if (lanes == 32) __syncwarp();
+#endif
+  };
+
+  // Everything that waits on memory leaves first, before the block's one barrier: a scan's first
+  // microseconds are otherwise spent fetching the kernel's code (an emptied L2 holds none of it) with
+  // no load in flight. The producer takes its first ticket (it uses it after the barrier); thread 0,
+  // once it has set up the barriers, starts copying tile blockIdx.x, the producer's guess for its
+  // first ticket (blocks mostly start in order); one tile: the scan warps load it.
+  unsigned long long first_ticket = 0;
+  if (!one_tile && warp == Warps + 1 && lane == 0) first_ticket = atomicAdd(status.counter, 1ull);
+  lb::Chunk<T> first_chunks[C];
+  if constexpr (one_tile) {
+    if (warp < Warps) {  // this warp's part of the tile, straight from x
+      const std::size_t first = static_cast<std::size_t>(warp) * 32 * Items;
+      lb::load_warp_striped<Items>(x, first, n, x_aligned && first + 32 * Items <= n, Op::identity(), lane,
+                                   first_chunks);
+    }
+  }
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Stages; ++s) {
+      pl::barrier_init(&full[s], 1);         // the producer's one arrival (plus the copy's bytes)
+      pl::barrier_init(&reduced[s], 1);      // the reducer's
+      pl::barrier_init(&empty[s], Warps);    // lane 0 of every scan warp
+    }
+    pl::barrier_init(&scan_barrier, Warps * 32);
+    pl::barrier_init_fence();
+    if (!one_tile && blockIdx.x < tiles) start_copy(blockIdx.x, 0, 1);  // (stage 0 is free)
+  }
+  __syncthreads();  // the last block-wide barrier: from here on the roles run apart
+
   // The stage's tile number (lane 0 reads it, the warp gets it), and chunk c of a tile whose first
   // `count` chunks are in `stage`: from there, else from x (elements past n: identity).
   const auto stage_tile_number = [&](unsigned s) {
@@ -353,35 +376,17 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
 
   if (warp == Warps + 1) {
     // ---- producer: tickets and copies, up to Stages tiles ahead of the scan warps -----------------
-    // Starts copying tile `t` into stage `s`. Only bulk copies write the stages on sm_90. The caller's
-    // arrival on full[s] completes the phase once the bytes have landed too.
-    const auto start_copy = [&](unsigned t, unsigned s) {
-      const unsigned count = copied_chunks(t);
-      SCANLAB_TRACE(t, pl::kCopyStarted);
-      if (count == 0) return;
-      const T* src = x + static_cast<std::size_t>(t) * kTile;
-      lb::Chunk<T>* dst = stage_data + s * kTileChunks;
-#if defined(SCANLAB_PIPELINE_TMA)
-      if (lane == 0) {
-        pl::barrier_expect_tx(&full[s], count * 16u);
-        pl::bulk_load(dst, src, count * 16u, &full[s]);
-      }
-#else
-      for (unsigned c = lane; c < count; c += 32) dst[c] = lb::load_chunk(src + static_cast<std::size_t>(c) * E);
-      __syncwarp();
-#endif
-    };
     // Every block stops at its first ticket >= tiles, so a launch hands out tiles + gridDim.x tickets;
-    // whoever takes the last one rewinds the counter for the next launch.
-    const auto take_ticket = [&] {
+    // whoever takes the last one rewinds the counter for the next launch. (Lane 0 takes the tickets.)
+    const auto ticket_tile = [&](unsigned long long ticket) {
       unsigned tile = 0;
       if (lane == 0) {
-        const unsigned long long ticket = atomicAdd(status.counter, 1ull);
         if (ticket == tiles + gridDim.x - 1ull) atomicExch(status.counter, 0ull);
         tile = ticket < tiles ? static_cast<unsigned>(ticket) : tiles;
       }
       return __shfl_sync(lb::kFullWarp, tile, 0);
     };
+    const auto take_ticket = [&] { return ticket_tile(lane == 0 ? atomicAdd(status.counter, 1ull) : 0ull); };
     const auto publish_stage = [&](unsigned s, unsigned tile) {
       if (tile < tiles) SCANLAB_TRACE(tile, pl::kTicketed);
       if (lane == 0) {
@@ -389,17 +394,16 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
         pl::barrier_arrive(&full[s]);
       }
     };
-    // Round 0 guesses its tile (blocks mostly start in order: tile blockIdx.x) and starts copying it
-    // before the ticket's round trip to L2. A wrong guess marks the stage kSkipStage (the other warps
-    // just hand it back) and the ticket's tile goes to the next stage.
+    // Round 0: the first ticket and the copy of the guessed tile blockIdx.x are under way (above). A
+    // wrong guess marks the stage kSkipStage (the other warps just hand it back) and the ticket's tile
+    // goes to the next stage.
     unsigned tile = tiles;
     bool have_ticket = false;
     for (unsigned round = 0;; ++round) {
       const unsigned s = round % kRing;
       pl::barrier_wait(&empty[s], ((round / kRing) & 1u) ^ 1u);  // its previous tile was read
       if (round == 0 && blockIdx.x < tiles) {
-        start_copy(blockIdx.x, s);
-        tile = take_ticket();
+        tile = ticket_tile(first_ticket);
         if (tile == blockIdx.x) {
           publish_stage(s, tile);
         } else {
@@ -408,13 +412,13 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
         }
         continue;
       }
-      if (!have_ticket) tile = take_ticket();
+      if (!have_ticket) tile = round == 0 ? ticket_tile(first_ticket) : take_ticket();
       have_ticket = false;
       if (tile >= tiles) {
         publish_stage(s, tiles);  // tells the other warps to stop
         return;
       }
-      start_copy(tile, s);
+      start_copy(tile, s, 32);
       publish_stage(s, tile);
     }
   }
@@ -504,14 +508,12 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
 
     // 1. Read this warp's part of the tile out of the stage, striped (conflict-free 16-byte reads),
     //    and give the stage back to the producer at once; transpose in the warp's own slice.
-    constexpr int C = Items / E;
     lb::Chunk<T> chunks[C];
     const lb::Chunk<T>* src = stage_data + s * kTileChunks;
     const int k0 = static_cast<int>(warp) * kSliceChunks + static_cast<int>(lane);
     const unsigned count = one_tile ? 0 : copied_chunks(tile);
-    if (one_tile) {  // straight from x: this warp's part of the tile
-      const std::size_t first = static_cast<std::size_t>(warp) * 32 * Items;
-      lb::load_warp_striped<Items>(x, first, n, x_aligned && first + 32 * Items <= n, Op::identity(), lane, chunks);
+    if constexpr (one_tile) {  // loaded at the kernel's start
+      SCANLAB_UNROLL for (int v = 0; v < C; ++v) chunks[v] = first_chunks[v];
     } else if (count == kTileChunks) {
       SCANLAB_UNROLL for (int v = 0; v < C; ++v) chunks[v] = src[k0 + v * 32];
     } else {
@@ -548,7 +550,7 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
       SCANLAB_TRACE(tile, pl::kLookBackStart);
       T prefix = Op::identity();
       if (tile != 0) {
-        prefix = pl::look_back<Windows, T>(status, tile, op, lane);
+        prefix = pl::look_back<T>(status, tile, op, lane);
         if (lane == 0 && (tile & prefix_mask) == 0) {
           lb::publish_status(status, tile, lb::kPrefix, op(prefix, tile_aggregate));
         }

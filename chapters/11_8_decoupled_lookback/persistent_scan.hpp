@@ -16,13 +16,12 @@
 
 namespace scanlab::s11_8 {
 
-/// One shape of the kernel (scan warps, items per thread, stages, look-back windows; 0 stages: the
-/// one-tile shape): its tile, block, shared memory and how many of its blocks fit on the GPU at once.
-template <class T, class Op, int Warps, int Items, int Stages, int Windows>
+/// One shape of the kernel (scan warps, items per thread, stages; 0 stages: the one-tile shape): its tile, block, shared memory and how many of its blocks fit on the GPU at once.
+template <class T, class Op, int Warps, int Items, int Stages>
 struct PersistentShape {
   static constexpr std::size_t kTile = static_cast<std::size_t>(Warps) * 32 * Items;
   static constexpr unsigned kThreads = (Warps + 2) * 32;  // scan warps, the reducer, the producer
-  static constexpr auto kernel() { return persistent_scan_kernel<Warps, Items, Stages, Windows, T, Op>; }
+  static constexpr auto kernel() { return persistent_scan_kernel<Warps, Items, Stages, T, Op>; }
   static constexpr std::size_t kSharedBytes = persistent_scan_shared_bytes<Warps, Items, Stages, T>();
 
   /// Blocks that fit at once (on a GPU: SMs x blocks per SM; the emulator: a few).
@@ -42,25 +41,22 @@ struct PersistentShape {
   }
 };
 
-/// `Scan<T, Op>` for run_scan: scan warps per block, items per thread, ring stages and look-back
-/// windows as template parameters (default: the sm_90 tuning). A scan that fits one tile of the
+/// `Scan<T, Op>` for run_scan: scan warps per block, items per thread and ring stages as template
+/// parameters (default: the sm_90 tuning). A scan that fits one tile of the
 /// one-tile shape runs as that shape (one block, no pipeline: the kSingle* warps and items for the
 /// tuned shape, else the shape's own); the tuned shape hands scans of at most
 /// PersistentTuning::kSmallMaxBytes to the small shape (smaller tiles); all else runs as the shape
 /// itself (any other shape: the benchmark's sweep).
 template <class T, class Op, int Warps = lookback::pipeline::PersistentTuning<T>::kWarps,
           int Items = lookback::pipeline::PersistentTuning<T>::kItems,
-          int Stages = lookback::pipeline::PersistentTuning<T>::kStages,
-          int Windows = lookback::pipeline::PersistentTuning<T>::kLookbackWindows>
+          int Stages = lookback::pipeline::PersistentTuning<T>::kStages>
 class PersistentScan {
   using Tuning = lookback::pipeline::PersistentTuning<T>;
-  using Large = PersistentShape<T, Op, Warps, Items, Stages, Windows>;
-  using Small = PersistentShape<T, Op, Tuning::kSmallWarps, Tuning::kSmallItems, Tuning::kSmallStages,
-                                Tuning::kSmallLookbackWindows>;
-  static constexpr bool kTuned = Warps == Tuning::kWarps && Items == Tuning::kItems && Stages == Tuning::kStages &&
-                                 Windows == Tuning::kLookbackWindows;
-  using Single = PersistentShape<T, Op, kTuned ? Tuning::kSingleWarps : Warps, kTuned ? Tuning::kSingleItems : Items,
-                                 0, 1>;
+  using Large = PersistentShape<T, Op, Warps, Items, Stages>;
+  using Small = PersistentShape<T, Op, Tuning::kSmallWarps, Tuning::kSmallItems, Tuning::kSmallStages>;
+  static constexpr bool kTuned = Warps == Tuning::kWarps && Items == Tuning::kItems && Stages == Tuning::kStages;
+  using Single =
+      PersistentShape<T, Op, kTuned ? Tuning::kSingleWarps : Warps, kTuned ? Tuning::kSingleItems : Items, 0>;
 
  public:
   static constexpr std::size_t kTile = Large::kTile;  // the tile of scans above the small sizes

@@ -51,17 +51,14 @@ void add_shapes(Contenders& list, unsigned spin_ns) {
 }
 
 /// The persistent pipelined kernel (persistent_scan.cuh): "persistent", or with --sweep
-/// "persistent_<warps>w<items>i<stages>s" for the other shapes ("..._<windows>l" when its look-back
-/// reads more than one window of 32 predecessors at once).
-template <class T, int Warps, int Items, int Stages, int Windows>
+/// "persistent_<warps>w<items>i<stages>s" for the other shapes.
+template <class T, int Warps, int Items, int Stages>
 class Persistent final : public Contender {
  public:
   explicit Persistent(bool tuned) : tuned_(tuned) {}
   std::string name() const override {
     if (tuned_) return "persistent";
-    const std::string windows = Windows == 1 ? "" : "_" + std::to_string(Windows) + "l";
-    return "persistent_" + std::to_string(Warps) + "w" + std::to_string(Items) + "i" + std::to_string(Stages) + "s" +
-           windows;
+    return "persistent_" + std::to_string(Warps) + "w" + std::to_string(Items) + "i" + std::to_string(Stages) + "s";
   }
   void prepare(std::size_t n) override {
     scan_.reset();
@@ -72,20 +69,19 @@ class Persistent final : public Contender {
   }
 
  private:
-  using Scan = s11_8::PersistentScan<T, Add<T>, Warps, Items, Stages, Windows>;
+  using Scan = s11_8::PersistentScan<T, Add<T>, Warps, Items, Stages>;
   bool tuned_;
   std::unique_ptr<Scan> scan_;
 };
 
-/// Adds the (Warps, Items, Stages, Windows) shapes a --sweep tries, besides the tuned default. (A
+/// Adds the (Warps, Items, Stages) shapes a --sweep tries, besides the tuned default. (A
 /// shape whose tile holds all of n runs as one block without a pipeline: the sweep's small sizes
 /// time the one-tile path of the shapes with big tiles.)
-template <class T, int Warps, int Items, int Stages, int Windows, int... Rest>
+template <class T, int Warps, int Items, int Stages, int... Rest>
 void add_persistent_shapes(Contenders& list) {
   using Tuned = lookback::pipeline::PersistentTuning<T>;
-  if (!(Warps == Tuned::kWarps && Items == Tuned::kItems && Stages == Tuned::kStages &&
-        Windows == Tuned::kLookbackWindows)) {
-    list.push_back(std::make_unique<Persistent<T, Warps, Items, Stages, Windows>>(false));
+  if (!(Warps == Tuned::kWarps && Items == Tuned::kItems && Stages == Tuned::kStages)) {
+    list.push_back(std::make_unique<Persistent<T, Warps, Items, Stages>>(false));
   }
   if constexpr (sizeof...(Rest) > 0) add_persistent_shapes<T, Rest...>(list);
 }
@@ -96,18 +92,16 @@ Contenders make_lookback(bool sweep, unsigned spin_ns) {
   using PTuned = lookback::pipeline::PersistentTuning<T>;
   Contenders list;
   list.push_back(std::make_unique<Lookback<T, Tuned::kThreads, Tuned::kItems>>(true, spin_ns));
-  list.push_back(std::make_unique<Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages,
-                                            PTuned::kLookbackWindows>>(true));
+  list.push_back(std::make_unique<Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages>>(true));
   if (sweep) {
-    // Persistent shapes: warps x items x stages x look-back windows (a tile is 32 * warps * items
-    // elements). The small and middle sizes: smaller tiles, fewer stages, wider look-backs, and big
-    // tiles in one block (16 warps x 16 items: up to 2^13 4-byte values).
+    // Persistent shapes: warps x items x stages (a tile is 32 * warps * items elements). Big tiles
+    // scan the small sizes in one block (16 x 16, 8 x 32: up to 2^13 4-byte values; 16 x 32: 2^14).
     if constexpr (sizeof(T) == 4) {
-      add_persistent_shapes<T, 4, 16, 4, 1, 4, 16, 4, 4, 4, 16, 4, 8, 4, 16, 2, 4, 4, 8, 4, 4, 4, 8, 8, 4, 8, 16, 4, 4,
-                            8, 16, 2, 4, 16, 16, 2, 1, 8, 32, 3, 4, 8, 32, 2, 4, 4, 32, 2, 4, 2, 32, 4, 4>(list);
+      add_persistent_shapes<T, 4, 16, 4, 4, 16, 2, 4, 8, 8, 8, 16, 4, 8, 16, 2, 16, 16, 2, 16, 32, 1, 8, 32, 2, 4, 32, 2,
+                            4, 32, 3, 4, 64, 2>(list);
     } else {
-      add_persistent_shapes<T, 4, 8, 8, 1, 4, 8, 8, 4, 4, 8, 8, 8, 4, 8, 4, 4, 4, 4, 8, 4, 8, 8, 4, 4, 8, 8, 2, 4, 16, 8,
-                            2, 1, 4, 16, 4, 4, 4, 16, 2, 4, 4, 32, 2, 4>(list);
+      add_persistent_shapes<T, 4, 8, 8, 4, 8, 4, 8, 8, 4, 8, 8, 2, 16, 8, 2, 16, 16, 1, 8, 16, 2, 4, 16, 4, 4, 16, 2, 4,
+                            32, 2>(list);
     }
     // The tuned shape without the speculative load of its likely tile (the kernel's step 1).
     list.push_back(std::make_unique<Lookback<T, Tuned::kThreads, Tuned::kItems>>(true, spin_ns, false));
