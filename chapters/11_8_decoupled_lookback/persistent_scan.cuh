@@ -54,14 +54,16 @@
 
 namespace lookback::pipeline {
 
-/// Scan warps, elements per thread and ring stages, tuned for sm_90 (H100) by the sweep in
-/// plots/data/h100_persistent_sweep_2026-11-25.csv. A tile is 32 * kWarps * kItems elements: 32 KiB
+/// Scan warps, elements per thread and ring stages, tuned for sm_90 (H100) by the sweeps in
+/// plots/data/h100_persistent_sweep_2026-11-25.csv (all n) and h100_persistent_small_sweep_2026-11-25.csv
+/// (n <= 2^23, the one-tile shapes). A tile is 32 * kWarps * kItems elements: 32 KiB
 /// of 4-byte values in 3 stages (one block of 10 warps per SM), 16 KiB of 8-byte values in 4 stages
 /// (two blocks of 6 warps per SM).
-/// Three shapes, picked by n (PersistentScan): a scan that fits one tile of the kSingle* shape runs as
-/// one block that loads its tile itself (no ring, no tickets, no look-back: see "one tile" below);
-/// scans of at most kSmallMaxBytes take the kSmall* shape (smaller tiles, so that more SMs share the
-/// work and a tile's chain of latencies is shorter); larger ones the k* shape.
+/// Shapes picked by n (PersistentScan): a scan that fits one tile of the kSmall* warps and items, or
+/// else of the kSingle* ones, runs as one block that loads its tile itself (no ring, no tickets, no
+/// look-back: the one-tile shape, Stages = 0, below); scans of at most kSmallMaxBytes take the
+/// kSmall* shape (smaller tiles, so that more SMs share the work and a tile's chain of latencies is
+/// shorter); larger ones the k* shape.
 /// On the cpu backend a smaller block (2 scan warps, 2 stages): the same code, with fewer threads
 /// spinning on emulated barriers and smaller tiles for the tests' sizes; its small shape covers up to
 /// two of its tiles, so that the tests run every shape.
@@ -352,8 +354,10 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
       pl::barrier_init(&empty[s], Warps);    // lane 0 of every scan warp
     }
     pl::barrier_init(&scan_barrier, Warps * 32);
-    pl::barrier_init_fence();
-    if (!one_tile && blockIdx.x < tiles) start_copy(blockIdx.x, 0, 1);  // (stage 0 is free)
+    if constexpr (!one_tile) {  // (one tile: no mbarrier, and no fence to wait for this thread's loads)
+      pl::barrier_init_fence();
+      if (blockIdx.x < tiles) start_copy(blockIdx.x, 0, 1);  // (stage 0 is free)
+    }
   }
   __syncthreads();  // the last block-wide barrier: from here on the roles run apart
 

@@ -42,11 +42,11 @@ struct PersistentShape {
 };
 
 /// `Scan<T, Op>` for run_scan: scan warps per block, items per thread and ring stages as template
-/// parameters (default: the sm_90 tuning). A scan that fits one tile of the
-/// one-tile shape runs as that shape (one block, no pipeline: the kSingle* warps and items for the
-/// tuned shape, else the shape's own); the tuned shape hands scans of at most
-/// PersistentTuning::kSmallMaxBytes to the small shape (smaller tiles); all else runs as the shape
-/// itself (any other shape: the benchmark's sweep).
+/// parameters (default: the sm_90 tuning). The tuned shape picks one of four shapes by n: one tile
+/// of the small shape's warps and items, without a pipeline (the smallest scans: a small block is
+/// the quickest to start); one tile of the kSingle* warps and items; the small shape (up to
+/// PersistentTuning::kSmallMaxBytes); the shape itself. Any other shape (the benchmark's sweep) runs
+/// as one tile of its own warps and items when n fits one, else as itself.
 template <class T, class Op, int Warps = lookback::pipeline::PersistentTuning<T>::kWarps,
           int Items = lookback::pipeline::PersistentTuning<T>::kItems,
           int Stages = lookback::pipeline::PersistentTuning<T>::kStages>
@@ -57,16 +57,21 @@ class PersistentScan {
   static constexpr bool kTuned = Warps == Tuning::kWarps && Items == Tuning::kItems && Stages == Tuning::kStages;
   using Single =
       PersistentShape<T, Op, kTuned ? Tuning::kSingleWarps : Warps, kTuned ? Tuning::kSingleItems : Items, 0>;
+  using SmallSingle = PersistentShape<T, Op, Tuning::kSmallWarps, Tuning::kSmallItems, 0>;
 
  public:
   static constexpr std::size_t kTile = Large::kTile;  // the tile of scans above the small sizes
-  /// Largest n that the single-tile shape and the small shape scan (0: never).
+  /// Largest n that the one-tile shapes and the small shape scan (0: never).
+  static constexpr std::size_t kSmallSingleMaxN = kTuned ? SmallSingle::kTile : 0;
   static constexpr std::size_t kSingleMaxN = Single::kTile;
   static constexpr std::size_t kSmallMaxN = kTuned ? Tuning::kSmallMaxBytes / sizeof(T) : 0;
 
   /// The tile of the shape that scans n elements.
   static constexpr std::size_t tile_for(std::size_t n) {
-    return n <= kSingleMaxN ? Single::kTile : n <= kSmallMaxN ? Small::kTile : Large::kTile;
+    return n <= kSmallSingleMaxN ? SmallSingle::kTile
+           : n <= kSingleMaxN    ? Single::kTile
+           : n <= kSmallMaxN     ? Small::kTile
+                                 : Large::kTile;
   }
 
   /// Allocates (and zeroes, once) the workspace for scans of up to n elements; on a GPU, finds how many
@@ -76,6 +81,7 @@ class PersistentScan {
     large_blocks_ = Large::resident_blocks();
     if (kSmallMaxN != 0) small_blocks_ = Small::resident_blocks();
     Single::resident_blocks();  // (sets its shared-memory limit)
+    if (kSmallSingleMaxN != 0) SmallSingle::resident_blocks();
   }
   static std::size_t workspace_bytes(std::size_t n) { return workspace_words(n) * sizeof(unsigned long long); }
 
@@ -91,7 +97,9 @@ class PersistentScan {
       throw Error("persistent scan: a workspace for " + std::to_string(n_) + " elements cannot scan " +
                   std::to_string(n));
     }
-    if (n <= kSingleMaxN) {
+    if (n <= kSmallSingleMaxN) {
+      launch_shape<SmallSingle>(d_in, d_out, n, op, kind, 1);
+    } else if (n <= kSingleMaxN) {
       launch_shape<Single>(d_in, d_out, n, op, kind, 1);
     } else if (n <= kSmallMaxN) {
       launch_shape<Small>(d_in, d_out, n, op, kind, small_blocks_);
