@@ -204,13 +204,18 @@ enum TraceEvent : int {
 };
 #if defined(SCANLAB_PERSISTENT_TRACE) && defined(SCANLAB_BACKEND_CUDA)
 __device__ unsigned long long* g_trace = nullptr;
-#define SCANLAB_TRACE_BLOCK_START const long long trace_block_start = clock64()
-#define SCANLAB_TRACE(tile, event)                                                                   \
-  do {                                                                                               \
-    if (lane == 0 && ::lookback::pipeline::g_trace != nullptr) {                                     \
-      ::lookback::pipeline::g_trace[static_cast<std::size_t>(tile) * ::lookback::pipeline::kTraceEvents + \
-                                    (event)] = clock64() - trace_block_start;                        \
-    }                                                                                                \
+// The pointer is read once, first thing (an emptied L2 makes that read a trip to DRAM: a stamp that
+// waited for it would delay what follows it), and each stamp reads the clock before it stores.
+#define SCANLAB_TRACE_BLOCK_START                          \
+  const long long trace_block_start = clock64();           \
+  unsigned long long* const trace_out = ::lookback::pipeline::g_trace
+#define SCANLAB_TRACE(tile, event)                                                                      \
+  do {                                                                                                  \
+    const long long trace_now = clock64();                                                              \
+    if (lane == 0 && trace_out != nullptr) {                                                            \
+      trace_out[static_cast<std::size_t>(tile) * ::lookback::pipeline::kTraceEvents + (event)] =         \
+          trace_now - trace_block_start;                                                                \
+    }                                                                                                   \
   } while (0)
 #else
 #define SCANLAB_TRACE_BLOCK_START static_cast<void>(0)

@@ -6,7 +6,7 @@
 #   OUT=/some/folder bash chapters/11_8_decoupled_lookback/bench/persistent_gpu.sh
 #   STEPS="tests bench" OUT=/some/folder bash chapters/11_8_decoupled_lookback/bench/persistent_gpu.sh
 #
-# Steps (STEPS, default all; the build always runs):
+# Steps (STEPS, default all; the build always runs, of TARGETS, default the four programs):
 #   tests     the 11.8 cuda tests of the persistent kernel (grading grid, 100 launches, 2^30, ...)
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck, initcheck on scanlab_11_8: the ctest
 #             runs 11.8.sanitize.* (both kernels, n = 20001: the persistent kernel's small shape) and
@@ -40,8 +40,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --
 cmake --preset gpu -B "$BUILD" -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90a}" -DCMAKE_BUILD_TYPE=Release \
   -DSCANLAB_BUILD_EXERCISES=OFF -DSCANLAB_BUILD_MUTANTS=OFF >"$OUT/build.log" 2>&1 \
   || { tail -30 "$OUT/build.log"; echo "configure failed"; exit 1; }
-if ! timeout 400 ninja -C "$BUILD" -j "$JOBS" test_11_8_solution_cuda scanlab_11_8 scanlab_bench scanlab_persistent_roles \
-  >>"$OUT/build.log" 2>&1; then
+TARGETS=${TARGETS:-test_11_8_solution_cuda scanlab_11_8 scanlab_bench scanlab_persistent_roles}
+if ! timeout 400 ninja -C "$BUILD" -j "$JOBS" $TARGETS >>"$OUT/build.log" 2>&1; then
   grep -E "error|FAILED" "$OUT/build.log" | head -40
   echo "build failed"; exit 1
 fi
