@@ -18,9 +18,12 @@
 ///     reducer is done), scan the tile, look back (warp 0), publish its prefix, add and store.
 ///
 /// So the next tiles' loads are in flight while the scan warps wait for a look-back: the memory system
-/// never waits for the slowest part of a tile. Everything the book-style kernel keeps is kept: tile
-/// numbers from a ticket counter (no deadlock, whatever order blocks start in), the epoch-tagged
-/// status words (no reset kernel, one launch per scan), 16-byte coalesced stores.
+/// never waits for the slowest part of a tile. The first ticket and the first tile's copy leave before
+/// the block's one barrier (thread 0 starts that copy once the mbarriers are set up). A scan of one
+/// tile takes the one-tile shape (Stages = 0): one block whose scan warps load, scan and store it.
+/// Everything the book-style kernel keeps is kept: tile numbers from a ticket counter (no deadlock,
+/// whatever order blocks start in), the epoch-tagged status words (no reset kernel, one launch per
+/// scan), 16-byte coalesced stores.
 ///
 /// Synchronisation, with what stands for it where there is no TMA:
 /// | what                              | sm_90 (GPU)                               | cpu backend, older GPUs          |
