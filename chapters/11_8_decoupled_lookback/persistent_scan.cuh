@@ -362,7 +362,7 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
       pl::barrier_init(&empty[s], Warps);    // lane 0 of every scan warp
     }
     pl::barrier_init(&scan_barrier, Warps * 32);
-    if constexpr (!one_tile) {  // (one tile: no mbarrier, and no fence to wait for this thread's loads)
+    if constexpr (!one_tile) {  // (one tile: no mbarrier, so no fence)
       pl::barrier_init_fence();
       if (blockIdx.x < tiles) start_copy(blockIdx.x, 0, 1);  // (stage 0 is free)
     }
