@@ -18,9 +18,12 @@
 ///     reducer is done), scan the tile, look back (warp 0), publish its prefix, add and store.
 ///
 /// So the next tiles' loads are in flight while the scan warps wait for a look-back: the memory system
-/// never waits for the slowest part of a tile. Everything the book-style kernel keeps is kept: tile
-/// numbers from a ticket counter (no deadlock, whatever order blocks start in), the epoch-tagged
-/// status words (no reset kernel, one launch per scan), 16-byte coalesced stores.
+/// never waits for the slowest part of a tile. The first ticket and the first tile's copy leave before
+/// the block's one barrier (thread 0 starts that copy once the mbarriers are set up). A scan of one
+/// tile takes the one-tile shape (Stages = 0): one block whose scan warps load, scan and store it.
+/// Everything the book-style kernel keeps is kept: tile numbers from a ticket counter (no deadlock,
+/// whatever order blocks start in), the epoch-tagged status words (no reset kernel, one launch per
+/// scan), 16-byte coalesced stores.
 ///
 /// Synchronisation, with what stands for it where there is no TMA:
 /// | what                              | sm_90 (GPU)                               | cpu backend, older GPUs          |
@@ -54,15 +57,19 @@
 
 namespace lookback::pipeline {
 
-/// Scan warps, elements per thread and ring stages, tuned for sm_90 (H100) by the sweep in
-/// plots/data/h100_persistent_sweep_2026-11-25.csv. A tile is 32 * kWarps * kItems elements: 32 KiB
+/// Scan warps, elements per thread and ring stages, tuned for sm_90 (H100) by the sweeps in
+/// plots/data/h100_persistent_sweep_2026-11-25.csv (all n) and h100_persistent_small_sweep_2026-11-25.csv
+/// (n <= 2^23, the one-tile shapes). A tile is 32 * kWarps * kItems elements: 32 KiB
 /// of 4-byte values in 3 stages (one block of 10 warps per SM), 16 KiB of 8-byte values in 4 stages
 /// (two blocks of 6 warps per SM).
-/// Small scans (at most kSmallMaxBytes of input) take the kSmall* shape instead: smaller tiles, so that
-/// more SMs share the work and a tile's chain of latencies (copy, reduce, look-back) is shorter.
+/// Shapes picked by n (PersistentScan): a scan that fits one tile of the kSmall* warps and items, or
+/// else of the kSingle* ones, runs as one block that loads its tile itself (no ring, no tickets, no
+/// look-back: the one-tile shape, Stages = 0, below); scans of at most kSmallMaxBytes take the
+/// kSmall* shape (smaller tiles, so that more SMs share the work and a tile's chain of latencies is
+/// shorter); larger ones the k* shape.
 /// On the cpu backend a smaller block (2 scan warps, 2 stages): the same code, with fewer threads
 /// spinning on emulated barriers and smaller tiles for the tests' sizes; its small shape covers up to
-/// two of its tiles, so that the tests run both shapes.
+/// two of its tiles, so that the tests run every shape.
 template <class T>
 struct PersistentTuning {
 #if defined(SCANLAB_BACKEND_CPU)
@@ -73,6 +80,8 @@ struct PersistentTuning {
   static constexpr int kSmallItems = sizeof(T) == 4 ? 8 : 4;
   static constexpr int kSmallStages = 2;
   static constexpr std::size_t kSmallMaxBytes = 2 * 32 * kWarps * kItems * sizeof(T);
+  static constexpr int kSingleWarps = 2;
+  static constexpr int kSingleItems = sizeof(T) == 4 ? 16 : 8;
 #else
   static constexpr int kWarps = sizeof(T) == 4 ? 8 : 4;
   static constexpr int kItems = sizeof(T) == 4 ? 32 : 16;
@@ -81,6 +90,8 @@ struct PersistentTuning {
   static constexpr int kSmallItems = sizeof(T) == 4 ? 16 : 8;
   static constexpr int kSmallStages = sizeof(T) == 4 ? 4 : 8;
   static constexpr std::size_t kSmallMaxBytes = std::size_t{1} << 20;
+  static constexpr int kSingleWarps = 8;
+  static constexpr int kSingleItems = sizeof(T) == 4 ? 32 : 16;
 #endif
 };
 
@@ -180,6 +191,40 @@ __device__ __forceinline__ void scan_warps_sync(unsigned threads, unsigned long 
 #endif
 }
 
+// ---- time per role (a measurement build only: bench/persistent_roles.cu) -------------------------
+// With SCANLAB_PERSISTENT_TRACE, lane 0 of each role writes clock64() stamps, cycles since its block
+// started, to g_trace[tile * kTraceEvents + event]. Otherwise the stamps compile to nothing.
+enum TraceEvent : int {
+  kCopyStarted,        // producer: the tile's bulk copy issued
+  kTicketed,           // producer: the stage handed to the other warps (the ticket is known)
+  kLanded,             // reducer: the tile is in shared memory
+  kAggregatePublished, // reducer: its aggregate is out
+  kScanStart,          // scan warp 0: the tile in hand (one tile: the kernel's start)
+  kLookBackStart,      // scan warp 0: the look-back starts (the tile is scanned)
+  kPrefixPublished,    // scan warp 0: the look-back is done
+  kStored,             // scan warp 0: its part of the tile is stored
+  kTraceEvents
+};
+#if defined(SCANLAB_PERSISTENT_TRACE) && defined(SCANLAB_BACKEND_CUDA)
+__device__ unsigned long long* g_trace = nullptr;
+// The pointer is read once, first thing (an emptied L2 makes that read a trip to DRAM: a stamp that
+// waited for it would delay what follows it), and each stamp reads the clock before it stores.
+#define SCANLAB_TRACE_BLOCK_START                          \
+  const long long trace_block_start = clock64();           \
+  unsigned long long* const trace_out = ::lookback::pipeline::g_trace
+#define SCANLAB_TRACE(tile, event)                                                                      \
+  do {                                                                                                  \
+    const long long trace_now = clock64();                                                              \
+    if (lane == 0 && trace_out != nullptr) {                                                            \
+      trace_out[static_cast<std::size_t>(tile) * ::lookback::pipeline::kTraceEvents + (event)] =         \
+          trace_now - trace_block_start;                                                                \
+    }                                                                                                   \
+  } while (0)
+#else
+#define SCANLAB_TRACE_BLOCK_START static_cast<void>(0)
+#define SCANLAB_TRACE(tile, event) static_cast<void>(0)
+#endif
+
 /// Tile number of a stage holding a wrongly guessed tile (see the producer): skip it.
 inline constexpr unsigned kSkipStage = 0xffffffffu;
 
@@ -228,6 +273,12 @@ constexpr std::size_t persistent_scan_shared_bytes() {
 /// block scanning tiles of 32 * Warps * Items elements until the ticket counter runs past `tiles`.
 /// Parameters as decoupled_lookback_scan_kernel's; `tiles` = ceil(n / tile). Dynamic shared memory:
 /// persistent_scan_shared_bytes<Warps, Items, Stages, T>().
+/// Stages == 0: the one-tile shape (tiles == 1, one block), no pipeline at all. The scan warps load
+/// the tile from x themselves (16-byte loads, all in flight at once), scan it and store it; the
+/// producer and the reducer have nothing to do, no ticket is taken and no status published. A small
+/// scan then costs one load latency and one store, as a copy does, instead of a chain of handovers.
+/// (A compile-time choice: the run-time test alone made the compiler give the large shape 152
+/// registers instead of 64.)
 template <int Warps, int Items, int Stages, class T, class Op>
 __global__ void __launch_bounds__((Warps + 2) * 32)
     persistent_scan_kernel(const T* x, T* y, std::size_t n, Op op, bool exclusive, lookback::TileStatusArray status,
@@ -239,33 +290,27 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
   constexpr int kTileChunks = Warps * kSliceChunks;
   constexpr std::size_t kTile = static_cast<std::size_t>(kTileChunks) * E;
   static_assert(Items % E == 0, "items per thread must fill whole 16-byte chunks");
-  static_assert(Stages >= 1 && Stages <= 16, "1 to 16 stages");
+  static_assert(Stages >= 0 && Stages <= 16, "0 (one tile) to 16 stages");
+  constexpr bool one_tile = Stages == 0;
+  constexpr int kRing = one_tile ? 1 : Stages;  // (arrays of the one-tile shape: one, unused)
 
   lb::Chunk<T>* stage_data = scanlab::dynamic_shared<lb::Chunk<T>>();  // Stages tiles
   lb::Chunk<T>* exchange = stage_data + Stages * kTileChunks;         // one slice per scan warp
-  __shared__ unsigned long long full[Stages];   // a tile has arrived in the stage
-  __shared__ unsigned long long reduced[Stages];  // the reducer has published the tile's aggregate
-  __shared__ unsigned long long empty[Stages];  // every scan warp has read the stage
+  __shared__ unsigned long long full[kRing];     // a tile has arrived in the stage
+  __shared__ unsigned long long reduced[kRing];  // the reducer has published the tile's aggregate
+  __shared__ unsigned long long empty[kRing];    // every scan warp has read the stage
   __shared__ unsigned long long scan_barrier;   // emulated named barrier (no TMA)
   // Which tile is in a stage (>= tiles: stop; kSkipStage: a wrong guess). Written and read with
   // atomics: racecheck does not take the mbarriers as ordering ordinary shared-memory accesses.
-  __shared__ unsigned stage_tile[Stages];
+  __shared__ unsigned stage_tile[kRing];
   __shared__ T warp_totals[Warps];
   __shared__ T tile_exclusive;
   scanlab::trace_shared("warp_totals", warp_totals, Warps);
 
+  SCANLAB_TRACE_BLOCK_START;
   const unsigned lane = threadIdx.x % 32;
   const unsigned warp = threadIdx.x / 32;
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < Stages; ++s) {
-      pl::barrier_init(&full[s], 1);         // the producer's one arrival (plus the copy's bytes)
-      pl::barrier_init(&reduced[s], 1);      // the reducer's
-      pl::barrier_init(&empty[s], Warps);    // lane 0 of every scan warp
-    }
-    pl::barrier_init(&scan_barrier, Warps * 32);
-    pl::barrier_init_fence();
-  }
-  __syncthreads();  // the last block-wide barrier: from here on the roles run apart
+  constexpr int C = Items / E;  // chunks per lane of a scan warp
 
   // How many 16-byte chunks of tile `t` the producer copies into its stage: all of them, but for the
   // last tile (the whole chunks below n) and a misaligned x (none). Every warp works it out itself.
@@ -274,6 +319,56 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     if (!x_aligned) return 0;
     return static_cast<unsigned>(std::min<std::size_t>(kTileChunks, (n - static_cast<std::size_t>(t) * kTile) / E));
   };
+  // Starts copying tile `t` into stage `s`: one bulk copy on sm_90 (lane 0), else ordinary copies by
+  // `lanes` lanes (the producer warp, or thread 0 alone). Only bulk copies write the stages on sm_90.
+  // The producer's arrival on full[s] completes the phase once the bytes have landed too.
+  const auto start_copy = [&](unsigned t, unsigned s, unsigned lanes) {
+    const unsigned count = copied_chunks(t);
+    SCANLAB_TRACE(t, pl::kCopyStarted);
+    if (count == 0) return;
+    const T* src = x + static_cast<std::size_t>(t) * kTile;
+    lb::Chunk<T>* dst = stage_data + s * kTileChunks;
+#if defined(SCANLAB_PIPELINE_TMA)
+    (void)lanes;
+    if (lane == 0) {
+      pl::barrier_expect_tx(&full[s], count * 16u);
+      pl::bulk_load(dst, src, count * 16u, &full[s]);
+    }
+#else
+    for (unsigned c = lane; c < count; c += lanes) dst[c] = lb::load_chunk(src + static_cast<std::size_t>(c) * E);
+    if (lanes == 32) __syncwarp();
+#endif
+  };
+
+  // Everything that waits on memory leaves first, before the block's one barrier: a scan's first
+  // microseconds are otherwise spent fetching the kernel's code (an emptied L2 holds none of it) with
+  // no load in flight. The producer takes its first ticket (it uses it after the barrier); thread 0,
+  // once it has set up the barriers, starts copying tile blockIdx.x, the producer's guess for its
+  // first ticket (blocks mostly start in order); one tile: the scan warps load it.
+  unsigned long long first_ticket = 0;
+  if (!one_tile && warp == Warps + 1 && lane == 0) first_ticket = atomicAdd(status.counter, 1ull);
+  lb::Chunk<T> first_chunks[C];
+  if constexpr (one_tile) {
+    if (warp < Warps) {  // this warp's part of the tile, straight from x
+      const std::size_t first = static_cast<std::size_t>(warp) * 32 * Items;
+      lb::load_warp_striped<Items>(x, first, n, x_aligned && first + 32 * Items <= n, Op::identity(), lane,
+                                   first_chunks);
+    }
+  }
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Stages; ++s) {
+      pl::barrier_init(&full[s], 1);         // the producer's one arrival (plus the copy's bytes)
+      pl::barrier_init(&reduced[s], 1);      // the reducer's
+      pl::barrier_init(&empty[s], Warps);    // lane 0 of every scan warp
+    }
+    pl::barrier_init(&scan_barrier, Warps * 32);
+    if constexpr (!one_tile) {  // (one tile: no mbarrier, so no fence)
+      pl::barrier_init_fence();
+      if (blockIdx.x < tiles) start_copy(blockIdx.x, 0, 1);  // (stage 0 is free)
+    }
+  }
+  __syncthreads();  // the last block-wide barrier: from here on the roles run apart
+
   // The stage's tile number (lane 0 reads it, the warp gets it), and chunk c of a tile whose first
   // `count` chunks are in `stage`: from there, else from x (elements past n: identity).
   const auto stage_tile_number = [&](unsigned s) {
@@ -289,53 +384,38 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     return chunk;
   };
 
+  if (warp >= Warps && one_tile) return;  // no producer or reducer for one tile
+
   if (warp == Warps + 1) {
     // ---- producer: tickets and copies, up to Stages tiles ahead of the scan warps -----------------
-    // Starts copying tile `t` into stage `s`. Only bulk copies write the stages on sm_90. The caller's
-    // arrival on full[s] completes the phase once the bytes have landed too.
-    const auto start_copy = [&](unsigned t, unsigned s) {
-      const unsigned count = copied_chunks(t);
-      if (count == 0) return;
-      const T* src = x + static_cast<std::size_t>(t) * kTile;
-      lb::Chunk<T>* dst = stage_data + s * kTileChunks;
-#if defined(SCANLAB_PIPELINE_TMA)
-      if (lane == 0) {
-        pl::barrier_expect_tx(&full[s], count * 16u);
-        pl::bulk_load(dst, src, count * 16u, &full[s]);
-      }
-#else
-      for (unsigned c = lane; c < count; c += 32) dst[c] = lb::load_chunk(src + static_cast<std::size_t>(c) * E);
-      __syncwarp();
-#endif
-    };
     // Every block stops at its first ticket >= tiles, so a launch hands out tiles + gridDim.x tickets;
-    // whoever takes the last one rewinds the counter for the next launch.
-    const auto take_ticket = [&] {
+    // whoever takes the last one rewinds the counter for the next launch. (Lane 0 takes the tickets.)
+    const auto ticket_tile = [&](unsigned long long ticket) {
       unsigned tile = 0;
       if (lane == 0) {
-        const unsigned long long ticket = atomicAdd(status.counter, 1ull);
         if (ticket == tiles + gridDim.x - 1ull) atomicExch(status.counter, 0ull);
         tile = ticket < tiles ? static_cast<unsigned>(ticket) : tiles;
       }
       return __shfl_sync(lb::kFullWarp, tile, 0);
     };
+    const auto take_ticket = [&] { return ticket_tile(lane == 0 ? atomicAdd(status.counter, 1ull) : 0ull); };
     const auto publish_stage = [&](unsigned s, unsigned tile) {
+      if (tile < tiles) SCANLAB_TRACE(tile, pl::kTicketed);
       if (lane == 0) {
         atomicExch(&stage_tile[s], tile);
         pl::barrier_arrive(&full[s]);
       }
     };
-    // Round 0 guesses its tile (blocks mostly start in order: tile blockIdx.x) and starts copying it
-    // before the ticket's round trip to L2. A wrong guess marks the stage kSkipStage (the other warps
-    // just hand it back) and the ticket's tile goes to the next stage.
+    // Round 0: the first ticket and the copy of the guessed tile blockIdx.x are under way (above). A
+    // wrong guess marks the stage kSkipStage (the other warps just hand it back) and the ticket's tile
+    // goes to the next stage.
     unsigned tile = tiles;
     bool have_ticket = false;
     for (unsigned round = 0;; ++round) {
-      const unsigned s = round % Stages;
-      pl::barrier_wait(&empty[s], ((round / Stages) & 1u) ^ 1u);  // its previous tile was read
+      const unsigned s = round % kRing;
+      pl::barrier_wait(&empty[s], ((round / kRing) & 1u) ^ 1u);  // its previous tile was read
       if (round == 0 && blockIdx.x < tiles) {
-        start_copy(blockIdx.x, s);
-        tile = take_ticket();
+        tile = ticket_tile(first_ticket);
         if (tile == blockIdx.x) {
           publish_stage(s, tile);
         } else {
@@ -344,13 +424,13 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
         }
         continue;
       }
-      if (!have_ticket) tile = take_ticket();
+      if (!have_ticket) tile = round == 0 ? ticket_tile(first_ticket) : take_ticket();
       have_ticket = false;
       if (tile >= tiles) {
         publish_stage(s, tiles);  // tells the other warps to stop
         return;
       }
-      start_copy(tile, s);
+      start_copy(tile, s, 32);
       publish_stage(s, tile);
     }
   }
@@ -365,10 +445,11 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     // commutative) needs the elements in order, so it combines row by row, each row in lane order.
     constexpr bool kCommutative = Op::kind != scanlab::OpKind::last;
     for (unsigned round = 0;; ++round) {
-      const unsigned s = round % Stages;
-      pl::barrier_wait(&full[s], (round / Stages) & 1u);
+      const unsigned s = round % kRing;
+      pl::barrier_wait(&full[s], (round / kRing) & 1u);
       const unsigned tile = stage_tile_number(s);
       if (tile < tiles) {
+        SCANLAB_TRACE(tile, pl::kLanded);
         const unsigned count = copied_chunks(tile);
         const lb::Chunk<T>* src = stage_data + s * kTileChunks;
         T total = Op::identity();
@@ -410,6 +491,7 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
 #endif
         }
         if (lane == 0) lb::publish_status(status, tile, tile == 0 ? lb::kPrefix : lb::kAggregate, total);
+        SCANLAB_TRACE(tile, pl::kAggregatePublished);
       }
       __syncwarp();
       if (lane == 0) pl::barrier_arrive(&reduced[s]);
@@ -422,10 +504,11 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
   lb::Chunk<T>* slice = exchange + warp * kSliceChunks;
   unsigned sync_parity = 0;
   for (unsigned round = 0;; ++round) {
-    const unsigned s = round % Stages;
-    const unsigned parity = (round / Stages) & 1u;
-    pl::barrier_wait(&full[s], parity);
-    const unsigned tile = stage_tile_number(s);
+    const unsigned s = round % kRing;
+    const unsigned parity = (round / kRing) & 1u;
+    if (one_tile && round == 1) return;
+    if (!one_tile) pl::barrier_wait(&full[s], parity);
+    const unsigned tile = one_tile ? 0 : stage_tile_number(s);
     if (tile == pl::kSkipStage) {  // hand the stage back (warp 0 once the reducer is done with it too)
       if (warp == 0) pl::barrier_wait(&reduced[s], parity);
       __syncwarp();
@@ -433,15 +516,17 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
       continue;
     }
     if (tile >= tiles) return;
+    if (warp == 0) SCANLAB_TRACE(tile, pl::kScanStart);
 
     // 1. Read this warp's part of the tile out of the stage, striped (conflict-free 16-byte reads),
     //    and give the stage back to the producer at once; transpose in the warp's own slice.
-    constexpr int C = Items / E;
     lb::Chunk<T> chunks[C];
     const lb::Chunk<T>* src = stage_data + s * kTileChunks;
     const int k0 = static_cast<int>(warp) * kSliceChunks + static_cast<int>(lane);
-    const unsigned count = copied_chunks(tile);
-    if (count == kTileChunks) {
+    const unsigned count = one_tile ? 0 : copied_chunks(tile);
+    if constexpr (one_tile) {  // loaded at the kernel's start
+      SCANLAB_UNROLL for (int v = 0; v < C; ++v) chunks[v] = first_chunks[v];
+    } else if (count == kTileChunks) {
       SCANLAB_UNROLL for (int v = 0; v < C; ++v) chunks[v] = src[k0 + v * 32];
     } else {
       SCANLAB_UNROLL for (int v = 0; v < C; ++v) chunks[v] = chunk_at(src, tile, count, k0 + v * 32);
@@ -449,7 +534,7 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     __syncwarp();
     // Warp 0 hands the stage back only after the reducer is done with it (step 3), so that it waits
     // on each phase of `reduced` while that phase is the latest.
-    if (lane == 0 && warp != 0) pl::barrier_arrive(&empty[s]);
+    if (lane == 0 && warp != 0 && !one_tile) pl::barrier_arrive(&empty[s]);
     T items[Items];
     lb::striped_to_blocked<Items>(chunks, slice, lane, items);
 
@@ -470,8 +555,11 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     // 3. Look back (warp 0; the reducer has published the aggregate, and tile 0's prefix), publish
     //    the prefix.
     if (warp == 0) {
-      pl::barrier_wait(&reduced[s], parity);  // the aggregate is out: our prefix must come after it
-      if (lane == 0) pl::barrier_arrive(&empty[s]);
+      if (!one_tile) {
+        pl::barrier_wait(&reduced[s], parity);  // the aggregate is out: our prefix must come after it
+        if (lane == 0) pl::barrier_arrive(&empty[s]);
+      }
+      SCANLAB_TRACE(tile, pl::kLookBackStart);
       T prefix = Op::identity();
       if (tile != 0) {
         prefix = pl::look_back<T>(status, tile, op, lane);
@@ -480,13 +568,15 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
         }
       }
       if (lane == 0) tile_exclusive = prefix;
+      SCANLAB_TRACE(tile, pl::kPrefixPublished);
     }
     pl::scan_warps_sync(Warps * 32, &scan_barrier, sync_parity);
 
     // 4. Each thread's items scanned after its exclusive prefix, the tile stored (16-byte stores).
     lb::scan_thread_items(items, tile_exclusive, warp_prefix, lower_lane, lane, op, exclusive);
     const std::size_t first = static_cast<std::size_t>(tile) * kTile + warp * 32 * Items;
-    const bool vector_ok = aligned && (static_cast<std::size_t>(tile) + 1) * kTile <= n;
+    const bool vector_ok = aligned && first + 32 * Items <= n;  // this warp's part of the tile is whole
     lb::store_warp_blocked<Items>(y, first, n, vector_ok, slice, lane, items);
+    if (warp == 0) SCANLAB_TRACE(tile, pl::kStored);
   }
 }

@@ -16,14 +16,13 @@
 
 namespace scanlab::s11_8 {
 
-/// One shape of the kernel (scan warps, items per thread, stages): its tile, block, shared memory and
-/// how many of its blocks fit on the GPU at once.
+/// One shape of the kernel (scan warps, items per thread, stages; 0 stages: the one-tile shape): its tile, block, shared memory and how many of its blocks fit on the GPU at once.
 template <class T, class Op, int Warps, int Items, int Stages>
 struct PersistentShape {
   static constexpr std::size_t kTile = static_cast<std::size_t>(Warps) * 32 * Items;
-  static constexpr std::size_t kSharedBytes = persistent_scan_shared_bytes<Warps, Items, Stages, T>();
   static constexpr unsigned kThreads = (Warps + 2) * 32;  // scan warps, the reducer, the producer
   static constexpr auto kernel() { return persistent_scan_kernel<Warps, Items, Stages, T, Op>; }
+  static constexpr std::size_t kSharedBytes = persistent_scan_shared_bytes<Warps, Items, Stages, T>();
 
   /// Blocks that fit at once (on a GPU: SMs x blocks per SM; the emulator: a few).
   static std::size_t resident_blocks() {
@@ -43,9 +42,11 @@ struct PersistentShape {
 };
 
 /// `Scan<T, Op>` for run_scan: scan warps per block, items per thread and ring stages as template
-/// parameters (default: the sm_90 tuning). The tuned shape hands scans of at most
-/// PersistentTuning::kSmallMaxBytes to the small shape (smaller tiles); any other shape always runs
-/// as itself (the benchmark's sweep).
+/// parameters (default: the sm_90 tuning). The tuned shape picks one of four shapes by n: one tile
+/// of the small shape's warps and items, without a pipeline (the smallest scans: a small block is
+/// the quickest to start); one tile of the kSingle* warps and items; the small shape (up to
+/// PersistentTuning::kSmallMaxBytes); the shape itself. Any other shape (the benchmark's sweep) runs
+/// as one tile of its own warps and items when n fits one, else as itself.
 template <class T, class Op, int Warps = lookback::pipeline::PersistentTuning<T>::kWarps,
           int Items = lookback::pipeline::PersistentTuning<T>::kItems,
           int Stages = lookback::pipeline::PersistentTuning<T>::kStages>
@@ -54,11 +55,24 @@ class PersistentScan {
   using Large = PersistentShape<T, Op, Warps, Items, Stages>;
   using Small = PersistentShape<T, Op, Tuning::kSmallWarps, Tuning::kSmallItems, Tuning::kSmallStages>;
   static constexpr bool kTuned = Warps == Tuning::kWarps && Items == Tuning::kItems && Stages == Tuning::kStages;
+  using Single =
+      PersistentShape<T, Op, kTuned ? Tuning::kSingleWarps : Warps, kTuned ? Tuning::kSingleItems : Items, 0>;
+  using SmallSingle = PersistentShape<T, Op, Tuning::kSmallWarps, Tuning::kSmallItems, 0>;
 
  public:
   static constexpr std::size_t kTile = Large::kTile;  // the tile of scans above the small sizes
-  /// Largest n that the small shape scans (0: never).
+  /// Largest n that the one-tile shapes and the small shape scan (0: never).
+  static constexpr std::size_t kSmallSingleMaxN = kTuned ? SmallSingle::kTile : 0;
+  static constexpr std::size_t kSingleMaxN = Single::kTile;
   static constexpr std::size_t kSmallMaxN = kTuned ? Tuning::kSmallMaxBytes / sizeof(T) : 0;
+
+  /// The tile of the shape that scans n elements.
+  static constexpr std::size_t tile_for(std::size_t n) {
+    return n <= kSmallSingleMaxN ? SmallSingle::kTile
+           : n <= kSingleMaxN    ? Single::kTile
+           : n <= kSmallMaxN     ? Small::kTile
+                                 : Large::kTile;
+  }
 
   /// Allocates (and zeroes, once) the workspace for scans of up to n elements; on a GPU, finds how many
   /// blocks fit at once.
@@ -66,6 +80,8 @@ class PersistentScan {
     workspace_.fill(0);
     large_blocks_ = Large::resident_blocks();
     if (kSmallMaxN != 0) small_blocks_ = Small::resident_blocks();
+    Single::resident_blocks();  // (sets its shared-memory limit)
+    if (kSmallSingleMaxN != 0) SmallSingle::resident_blocks();
   }
   static std::size_t workspace_bytes(std::size_t n) { return workspace_words(n) * sizeof(unsigned long long); }
 
@@ -81,7 +97,11 @@ class PersistentScan {
       throw Error("persistent scan: a workspace for " + std::to_string(n_) + " elements cannot scan " +
                   std::to_string(n));
     }
-    if (n <= kSmallMaxN) {
+    if (n <= kSmallSingleMaxN) {
+      launch_shape<SmallSingle>(d_in, d_out, n, op, kind, 1);
+    } else if (n <= kSingleMaxN) {
+      launch_shape<Single>(d_in, d_out, n, op, kind, 1);
+    } else if (n <= kSmallMaxN) {
       launch_shape<Small>(d_in, d_out, n, op, kind, small_blocks_);
     } else {
       launch_shape<Large>(d_in, d_out, n, op, kind, large_blocks_);
@@ -89,7 +109,7 @@ class PersistentScan {
   }
 
  private:
-  // Status words for the tiles of the largest scan; both shapes share them (and the ticket counter):
+  // Status words for the tiles of the largest scan; the shapes share them (and the ticket counter):
   // a launch uses one shape, and every launch has an epoch of its own.
   static std::size_t workspace_words(std::size_t n) {
     const std::size_t tiles = std::max(ceil_div(n, Large::kTile), ceil_div(std::min(n, kSmallMaxN), Small::kTile));

@@ -74,7 +74,9 @@ class Persistent final : public Contender {
   std::unique_ptr<Scan> scan_;
 };
 
-/// Adds the (Warps, Items, Stages) triples a --sweep tries, besides the tuned default.
+/// Adds the (Warps, Items, Stages) shapes a --sweep tries, besides the tuned default. (A
+/// shape whose tile holds all of n runs as one block without a pipeline: the sweep's small sizes
+/// time the one-tile path of the shapes with big tiles.)
 template <class T, int Warps, int Items, int Stages, int... Rest>
 void add_persistent_shapes(Contenders& list) {
   using Tuned = lookback::pipeline::PersistentTuning<T>;
@@ -92,12 +94,13 @@ Contenders make_lookback(bool sweep, unsigned spin_ns) {
   list.push_back(std::make_unique<Lookback<T, Tuned::kThreads, Tuned::kItems>>(true, spin_ns));
   list.push_back(std::make_unique<Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages>>(true));
   if (sweep) {
-    // Persistent shapes: warps x items x stages (a tile is 32 * warps * items elements).
+    // Persistent shapes: warps x items x stages (a tile is 32 * warps * items elements). Big tiles
+    // scan the small sizes in one block (16 x 16, 8 x 32: up to 2^13 4-byte values; 16 x 32: 2^14).
     if constexpr (sizeof(T) == 4) {
-      add_persistent_shapes<T, 4, 32, 4, 4, 32, 2, 4, 32, 3, 4, 32, 6, 4, 16, 4, 4, 16, 8, 8, 16, 4, 8, 32, 3, 8, 32, 4,
-                            2, 32, 8, 4, 64, 2, 8, 8, 8, 4, 8, 4, 4, 8, 8>(list);
+      add_persistent_shapes<T, 4, 16, 4, 4, 16, 2, 4, 8, 8, 8, 16, 4, 8, 16, 2, 16, 16, 2, 16, 32, 1, 8, 32, 2, 4, 32, 2,
+                            4, 32, 3, 4, 64, 2>(list);
     } else {
-      add_persistent_shapes<T, 4, 16, 2, 4, 16, 3, 4, 16, 6, 4, 8, 8, 4, 8, 4, 4, 4, 8, 8, 8, 4, 8, 16, 3, 2, 16, 8, 4,
+      add_persistent_shapes<T, 4, 8, 8, 4, 8, 4, 8, 8, 4, 8, 8, 2, 16, 8, 2, 16, 16, 1, 8, 16, 2, 4, 16, 4, 4, 16, 2, 4,
                             32, 2>(list);
     }
     // The tuned shape without the speculative load of its likely tile (the kernel's step 1).

@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # Section 11.8's persistent pipelined kernel (persistent_scan.cuh) on one GPU, in one go, from the
 # repository root: build only what it needs, test it, sanitize it, benchmark it against memcpy, CUB,
-# Thrust and the book-style look-back, sweep its shapes, and profile it.
+# Thrust and the book-style look-back, sweep its shapes, time its roles, and profile it.
 #
 #   OUT=/some/folder bash chapters/11_8_decoupled_lookback/bench/persistent_gpu.sh
 #   STEPS="tests bench" OUT=/some/folder bash chapters/11_8_decoupled_lookback/bench/persistent_gpu.sh
 #
-# Steps (STEPS, default all; the build always runs):
+# Steps (STEPS, default all; the build always runs, of TARGETS, default the four programs):
 #   tests     the 11.8 cuda tests of the persistent kernel (grading grid, 100 launches, 2^30, ...)
-#   sanitize  compute-sanitizer memcheck, racecheck, synccheck, initcheck on scanlab_11_8 (both kernels):
-#             the ctest runs (n = 20001: the persistent kernel's small shape), then the same four tools
-#             at n = 300001 (its large shape, a partial last tile)
-#   bench     scanlab_bench, n = 2^BENCH_MIN_LOG2 (default 10) .. 2^29, BENCH_TYPES (default int32,
-#             float, int64, double) -> bench.csv; BENCH_TIMEOUT seconds at most (default 330)
-#   sweep     the persistent kernel's shapes (warps x items x stages) at SWEEP_LOG2 (default
-#             10,12,14,16,18,20,22,24,28) for SWEEP_TYPES (default int32,int64) -> sweep.csv
+#   sanitize  compute-sanitizer memcheck, racecheck, synccheck, initcheck on scanlab_11_8: the ctest
+#             runs 11.8.sanitize.* (both kernels, n = 20001: the persistent kernel's small shape) and
+#             11.8.large.sanitize.* (the persistent kernel at n = 300001: its large shape, a partial last
+#             tile), then the same four tools on the persistent kernel's one-tile path (n = 3001)
+#   bench     scanlab_bench, n = 2^BENCH_MIN_LOG2 (default 10) .. 2^BENCH_MAX_LOG2 (default 29),
+#             BENCH_TYPES (default int32, float, int64, double) -> bench.csv; BENCH_TIMEOUT seconds at
+#             most (default 330)
+#   sweep     the persistent kernel's shapes (warps x items x stages x look-back windows) at SWEEP_LOG2
+#             (default 10,12,14,16,18,20,22,24,28) for SWEEP_TYPES (default int32,int64) -> sweep.csv
+#   roles     time per role (scanlab_persistent_roles: the kernel's clock64 stamps per tile), int32,
+#             n = 2^ROLES_LOG2 (default "10 12 14 16 18 20 22 24") -> roles.csv
 #   ncu       Nsight Compute on the tuned kernel, int32, at 2^NCU_LOG2 (default 28; several: "28 20"): DRAM
 #             throughput, occupancy, warp stall reasons -> ncu_<log2>.txt
 set -u -o pipefail
@@ -22,7 +26,7 @@ export PATH="$PATH:/usr/local/cuda/bin"
 OUT=${OUT:-$PWD/gpu-out}
 BUILD=${BUILD:-build/gpu}
 JOBS=${JOBS:-$(nproc)}
-STEPS=${STEPS-tests sanitize bench sweep ncu}
+STEPS=${STEPS-tests sanitize bench sweep roles ncu}
 SWEEP_TYPES=${SWEEP_TYPES:-int32,int64}
 SWEEP_LOG2=${SWEEP_LOG2:-10,12,14,16,18,20,22,24,28}
 mkdir -p "$OUT"
@@ -31,12 +35,13 @@ status=0
 step() { printf '\n=== %s (%s)\n' "$1" "$(date -u +%H:%M:%S)"; }
 fail() { echo "FAILED: $1"; status=1; }
 
-step "configure and build (test_11_8_solution_cuda, scanlab_11_8, scanlab_bench; sm_90)"
+step "configure and build (test_11_8_solution_cuda, scanlab_11_8, scanlab_bench, scanlab_persistent_roles; sm_${CUDA_ARCH:-90a})"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader || true
-cmake --preset gpu -B "$BUILD" -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release \
+cmake --preset gpu -B "$BUILD" -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90a}" -DCMAKE_BUILD_TYPE=Release \
   -DSCANLAB_BUILD_EXERCISES=OFF -DSCANLAB_BUILD_MUTANTS=OFF >"$OUT/build.log" 2>&1 \
   || { tail -30 "$OUT/build.log"; echo "configure failed"; exit 1; }
-if ! timeout 400 ninja -C "$BUILD" -j "$JOBS" test_11_8_solution_cuda scanlab_11_8 scanlab_bench >>"$OUT/build.log" 2>&1; then
+TARGETS=${TARGETS:-test_11_8_solution_cuda scanlab_11_8 scanlab_bench scanlab_persistent_roles}
+if ! timeout 400 ninja -C "$BUILD" -j "$JOBS" $TARGETS >>"$OUT/build.log" 2>&1; then
   grep -E "error|FAILED" "$OUT/build.log" | head -40
   echo "build failed"; exit 1
 fi
@@ -51,26 +56,23 @@ if wants tests; then
 fi
 
 if wants sanitize; then
-  step "compute-sanitizer on scanlab_11_8 (ctest -R 11.8.sanitize)"
-  timeout ${SANITIZE_TIMEOUT:-300} ctest --test-dir "$BUILD" -R '^11\.8\.sanitize' -j 8 --timeout 280 --output-on-failure >"$OUT/sanitize.log" 2>&1 \
-    || fail "sanitize (see sanitize.log)"
+  step "compute-sanitizer on scanlab_11_8 (ctest -R '11.8(.large)?.sanitize')"
+  timeout ${SANITIZE_TIMEOUT:-300} ctest --test-dir "$BUILD" -R '^11\.8\.(large\.)?sanitize' -j 8 --timeout 280 \
+    --output-on-failure >"$OUT/sanitize.log" 2>&1 || fail "sanitize (see sanitize.log)"
   grep -E "tests passed|Failed|\*\*\*|Timeout" "$OUT/sanitize.log" | head -20
   for tool in memcheck racecheck synccheck initcheck; do
-    for run in "int32 --inclusive" "double --exclusive"; do
-      set -- $run
-      log="$OUT/sanitize_large.log"
-      echo "--- $tool $1 $2 n = 300001" >>"$log"
-      timeout 200 compute-sanitizer --tool $tool --error-exitcode 3 "$BUILD/bin/scanlab_11_8" --backend cuda --reps 0 \
-        --algorithm persistent_pipelined --type "$1" "$2" --n 300001 >>"$log" 2>&1 || fail "$tool $1 n = 300001 (see sanitize_large.log)"
-    done
+    log="$OUT/sanitize_one_tile.log"
+    echo "--- $tool int32 --inclusive n = 3001" >>"$log"
+    timeout 200 compute-sanitizer --tool $tool --error-exitcode 3 "$BUILD/bin/scanlab_11_8" --backend cuda --reps 0 \
+      --algorithm persistent_pipelined --type int32 --inclusive --n 3001 >>"$log" 2>&1 || fail "$tool n = 3001 (see sanitize_one_tile.log)"
   done
-  grep -E "^---|SUMMARY" "$OUT/sanitize_large.log"
+  grep -E "^---|SUMMARY" "$OUT/sanitize_one_tile.log"
 fi
 
 if wants bench; then
   step "benchmark: memcpy, CUB, Thrust, 11.8 look-back, persistent; n = 2^10 .. 2^29, four types"
   timeout "${BENCH_TIMEOUT:-330}" "$bench" --no-sections --only persistent,decoupled_lookback,cub_inclusive_sum,thrust,memcpy \
-    --min-log2 "${BENCH_MIN_LOG2:-10}" --max-log2 29 --types "${BENCH_TYPES:-int32,float,int64,double}" \
+    --min-log2 "${BENCH_MIN_LOG2:-10}" --max-log2 "${BENCH_MAX_LOG2:-29}" --types "${BENCH_TYPES:-int32,float,int64,double}" \
     --csv "$OUT/bench.csv" >"$OUT/bench.log" 2>&1 || fail "benchmark (see bench.log)"
   grep -E "FAILED" "$OUT/bench.log" | head -10
   sed -n '/persistent (median us)/,$p' "$OUT/bench.log"
@@ -82,6 +84,13 @@ if wants sweep; then
     --types "$SWEEP_TYPES" --csv "$OUT/sweep.csv" >"$OUT/sweep.log" 2>&1 || fail "sweep (see sweep.log)"
   awk -F, 'NR > 1 && $12 == 1 { printf "  %-6s 2^%-4.0f %-26s %9.2f us\n", $8, log($9)/log(2), $7, $10 }' "$OUT/sweep.csv" \
     | sort -k1,1 -k2,2 -k4,4n | awk '{ key = $1 " " $2; if (seen[key]++ < 4) print }'
+fi
+
+if wants roles; then
+  step "time per role (clock64 stamps per tile), int32"
+  timeout 120 "$BUILD/bin/scanlab_persistent_roles" ${ROLES_LOG2:-10 12 14 16 18 20 22 24} >"$OUT/roles.csv" 2>&1 \
+    || fail "roles (see roles.csv)"
+  grep -E "landed,|landed_to_scan|lookback,|prefix_to_stored|,stored," "$OUT/roles.csv"
 fi
 
 if wants ncu; then
