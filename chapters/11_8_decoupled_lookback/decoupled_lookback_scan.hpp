@@ -13,6 +13,33 @@
 
 namespace scanlab::s11_8 {
 
+/// The workspace of one look-back kernel (tile_status.cuh): the ticket counter and the statuses of up
+/// to `tiles` tiles (values of type V), zeroed once, and the launch epochs that spare every later
+/// launch a reset kernel. Section 11.9's single-pass kernels use it too.
+template <class V>
+class LookbackWorkspace {
+ public:
+  explicit LookbackWorkspace(std::size_t tiles) : tiles_(tiles), words_(lookback::workspace_words<V>(tiles)) {
+    words_.fill(0);
+  }
+  static std::size_t bytes(std::size_t tiles) {
+    return lookback::workspace_words<V>(tiles) * sizeof(unsigned long long);
+  }
+  std::size_t tiles() const { return tiles_; }
+
+  /// The statuses of the next launch, of at most tiles() tiles: a new epoch (and, once every 2^30 - 1
+  /// launches, a memset).
+  lookback::TileStatusArray next_launch() {
+    if (epochs_.advance()) words_.fill(0);
+    return {words_.data(), words_.data() + 2, epochs_.current};
+  }
+
+ private:
+  std::size_t tiles_;
+  DeviceBuffer<unsigned long long> words_;
+  LaunchEpochs epochs_;
+};
+
 /// `Scan<T, Op>` for run_scan, with the tile shape as template parameters (default: the sm_90 tuning).
 template <class T, class Op, int Threads = DecoupledLookbackTuning<T>::kThreads,
           int Items = DecoupledLookbackTuning<T>::kItems>
@@ -21,13 +48,8 @@ class DecoupledLookbackScan {
   static constexpr std::size_t kTile = static_cast<std::size_t>(Threads) * Items;
 
   /// Allocates (and zeroes, once) the workspace for scans of up to n elements.
-  explicit DecoupledLookbackScan(std::size_t n)
-      : tiles_(ceil_div(n, kTile)), workspace_(lookback::workspace_words<T>(ceil_div(n, kTile))) {
-    workspace_.fill(0);
-  }
-  static std::size_t workspace_bytes(std::size_t n) {
-    return lookback::workspace_words<T>(ceil_div(n, kTile)) * sizeof(unsigned long long);
-  }
+  explicit DecoupledLookbackScan(std::size_t n) : workspace_(ceil_div(n, kTile)) {}
+  static std::size_t workspace_bytes(std::size_t n) { return LookbackWorkspace<T>::bytes(ceil_div(n, kTile)); }
 
   /// Test knob: only tiles whose number is a multiple of 2^k publish their inclusive prefix (see the
   /// kernel's `prefix_mask`). 0: every tile does.
@@ -41,22 +63,19 @@ class DecoupledLookbackScan {
   void operator()(const T* d_in, T* d_out, std::size_t n, Op op, ScanKind kind) {
     if (n == 0) return;
     const std::size_t tiles = ceil_div(n, kTile);
-    if (tiles > tiles_) {
-      throw Error("decoupled look-back: a workspace for " + std::to_string(tiles_ * kTile) +
+    if (tiles > workspace_.tiles()) {
+      throw Error("decoupled look-back: a workspace for " + std::to_string(workspace_.tiles() * kTile) +
                   " elements cannot scan " + std::to_string(n));
     }
     if (tiles > 0x7fffffffu) throw Error("decoupled look-back: n is too large for one grid");
-    if (epochs_.advance()) workspace_.fill(0);
-    const lookback::TileStatusArray status{workspace_.data(), workspace_.data() + 2, epochs_.current};
+    const lookback::TileStatusArray status = workspace_.next_launch();
     launch(decoupled_lookback_scan_kernel<Threads, Items, T, Op>,
            {"decoupled_lookback_scan_kernel", dim3(static_cast<unsigned>(tiles)), dim3(Threads)}, d_in, d_out,
            n, op, kind == ScanKind::exclusive, status, prefix_mask_, spin_ns_, speculate_);
   }
 
  private:
-  std::size_t tiles_;
-  DeviceBuffer<unsigned long long> workspace_;
-  LaunchEpochs epochs_;
+  LookbackWorkspace<T> workspace_;
   unsigned prefix_mask_ = 0;
   unsigned spin_ns_ = 0;
   bool speculate_ = true;

@@ -131,6 +131,26 @@ __device__ __forceinline__ TileStatus<T> read_status(const TileStatusArray& s, u
   return unpack_status<T>(words, s.epoch);
 }
 
+/// Takes the next ticket of this launch (one thread): tickets are handed out in the order they are
+/// asked for, so every smaller ticket went to a block that has started and will publish its status
+/// (no deadlock, whatever order the hardware starts blocks in). The launch hands out `tickets`
+/// tickets in all; whoever takes the last one rewinds the counter to 0, ready for the next launch
+/// (no reset kernel: every ticket of this launch has been taken by then).
+__device__ __forceinline__ unsigned long long take_ticket(const TileStatusArray& s, unsigned long long tickets) {
+  const unsigned long long ticket = atomicAdd(s.counter, 1ull);
+  if (ticket == tickets - 1ull) atomicExch(s.counter, 0ull);
+  return ticket;
+}
+
+/// The tile of a block that scans one tile per launch (gridDim.x tiles, gridDim.x tickets), in every
+/// thread: thread 0 takes the ticket, a barrier hands it to the block through `shared_tile` (a
+/// __shared__ variable of the block).
+__device__ __forceinline__ unsigned take_block_tile(const TileStatusArray& s, unsigned* shared_tile) {
+  if (threadIdx.x == 0) *shared_tile = static_cast<unsigned>(take_ticket(s, gridDim.x));
+  __syncthreads();
+  return *shared_tile;
+}
+
 /// 64-bit words of workspace for `tiles` tiles: the counter, one word of padding (so the statuses
 /// start 16-byte aligned), then the statuses.
 template <class T>

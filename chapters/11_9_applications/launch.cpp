@@ -172,7 +172,14 @@ Result run_segmented(const Request& r) {
   SegmentedWorkspace<T> ws(n);
   const bool exclusive = r.kind == ScanKind::exclusive;
   run_and_time(r, result, [&] { segmented_scan(static_cast<const T*>(x.data()), heads.data(), y.data(), n, Op{}, exclusive, ws); });
-  if (r.trace) result.steps.push_back({"head flags", formatted(heads.data(), n)});
+  if (r.trace) {
+    // The pairs the scan combines, from the device's arrays: (head flag, value) per element.
+    const std::vector<std::string> flags = formatted(heads.data(), n), values = formatted(x.data(), n);
+    std::vector<std::string> pairs;
+    for (std::size_t i = 0; i < n; ++i) pairs.push_back("(" + flags[i] + "," + values[i] + ")");
+    result.steps.push_back({"head flags", flags});
+    result.steps.push_back({"(head, value) pairs", pairs});
+  }
   result.count = n;
   take_output(result, y, n);
   return result;

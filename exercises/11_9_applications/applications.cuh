@@ -150,40 +150,47 @@ struct SegmentedOp {
 // (decoupled_lookback.cuh). Each thread holds Items CONSECUTIVE elements of its tile ("blocked"), so
 // its part of the scan is a sequential loop, as in 11.8.
 
-/// The tile this block works on, in every thread: a ticket in the order blocks start (section 11.8's
-/// step 2: every predecessor has started and will publish; the last ticket rewinds the counter for
-/// the next launch). `shared_tile` is a __shared__ variable of the block.
-__device__ __forceinline__ unsigned take_tile(const lookback::TileStatusArray& status, unsigned* shared_tile) {
+/// Section 11.8's step 5 for a tile whose elements combine to `aggregate`, in two halves, so that a
+/// block can do other work while its first warp looks back. `self_contained`: the tile's inclusive
+/// prefix does not depend on its predecessors (a segmented tile that holds a head: nothing before its
+/// last head counts), so the aggregate goes out as its PREFIX at once and look-backs of later tiles
+/// stop here.
+/// First half, thread 0: publish the aggregate (as the PREFIX for tile 0 or a self-contained tile), so
+/// later tiles can look past this one before it knows its own prefix.
+template <class T>
+__device__ __forceinline__ void publish_aggregate(const lookback::TileStatusArray& status, unsigned tile,
+                                                  T aggregate, bool self_contained) {
   if (threadIdx.x == 0) {
-    const unsigned long long ticket = atomicAdd(status.counter, 1ull);
-    if (ticket == gridDim.x - 1ull) atomicExch(status.counter, 0ull);
-    *shared_tile = static_cast<unsigned>(ticket);
+    const bool prefix_now = tile == 0 || self_contained;
+    lookback::publish_status(status, tile, prefix_now ? lookback::kPrefix : lookback::kAggregate, aggregate);
   }
-  __syncthreads();
-  return *shared_tile;
 }
 
-/// Section 11.8's step 5 for a tile whose elements combine to `aggregate`: publish, look back,
-/// publish again; returns the tile's exclusive prefix in every thread of the block. `self_contained`:
-/// the tile's inclusive prefix does not depend on its predecessors (a segmented tile that holds a
-/// head: nothing before its last head counts), so the aggregate goes out as its PREFIX at once and
-/// look-backs of later tiles stop here. `shared_prefix` is a __shared__ variable of the block.
+/// Second half, called by the 32 lanes of warp 0 only: look back (section 11.8), publish the inclusive
+/// PREFIX (unless the first half did), and leave the tile's exclusive prefix in `*shared_prefix` (a
+/// __shared__ variable) for the block, which reads it after its next barrier.
+template <class T, class Op>
+__device__ void look_back_for_block(const lookback::TileStatusArray& status, unsigned tile, T aggregate, Op op,
+                                    bool self_contained, T* shared_prefix) {
+  const unsigned lane = threadIdx.x;
+  if (tile == 0) {
+    if (lane == 0) *shared_prefix = Op::identity();
+    return;
+  }
+  const T prefix = look_back<T>(status, tile, op, lane, 0);
+  if (lane == 0) {
+    if (!self_contained) lookback::publish_status(status, tile, lookback::kPrefix, op(prefix, aggregate));
+    *shared_prefix = prefix;
+  }
+}
+
+/// Both halves, for a block with nothing to do in between: the tile's exclusive prefix, in every
+/// thread.
 template <class T, class Op>
 __device__ T tile_exclusive_prefix(const lookback::TileStatusArray& status, unsigned tile, T aggregate, Op op,
                                    bool self_contained, T* shared_prefix) {
-  const bool prefix_now = tile == 0 || self_contained;
-  if (threadIdx.x == 0) {
-    lookback::publish_status(status, tile, prefix_now ? lookback::kPrefix : lookback::kAggregate, aggregate);
-    if (tile == 0) *shared_prefix = Op::identity();
-  }
-  if (tile != 0 && threadIdx.x < 32) {
-    const unsigned lane = threadIdx.x;
-    const T prefix = look_back<T>(status, tile, op, lane, 0);
-    if (lane == 0) {
-      if (!prefix_now) lookback::publish_status(status, tile, lookback::kPrefix, op(prefix, aggregate));
-      *shared_prefix = prefix;
-    }
-  }
+  publish_aggregate(status, tile, aggregate, self_contained);
+  if (threadIdx.x < 32) look_back_for_block(status, tile, aggregate, op, self_contained, shared_prefix);
   __syncthreads();
   return *shared_prefix;
 }
@@ -200,8 +207,8 @@ __device__ __forceinline__ bool whole_and_aligned(std::size_t tile_end, std::siz
 ///   2. flag each element, count the kept ones per thread, and scan the counts across the block (as
 ///      11.8 scans its elements): every thread learns the kept elements of the tile before its own;
 ///   3. publish the tile's count and look back (section 11.8): the kept elements of all earlier tiles;
-///   4. stage the tile in shared memory, its kept elements first and (partition) its rejected ones
-///      after them, each side in order;
+///   4. meanwhile (the staging needs only the tile's own counts), stage the tile in shared memory,
+///      its kept elements first and (partition) its rejected ones after them, each side in order;
 ///   5. copy the staged tile out: the kept ones to selected[prefix ...], the rejected ones to
 ///      rejected[(first - prefix) ...] (first - prefix elements before the tile were rejected).
 ///      Consecutive threads write consecutive addresses: the writes coalesce, which per-element
@@ -234,7 +241,7 @@ __global__ void __launch_bounds__(Threads)
     lookback::load_warp_striped<Items>(x, tile_first + warp * 32 * Items, n, vectors, T{}, lane, chunks);
   };
   load_tile(blockIdx.x);
-  const unsigned tile = take_tile(status, &tile_number);
+  const unsigned tile = lookback::take_block_tile(status, &tile_number);
   if (tile != blockIdx.x) load_tile(tile);
   const std::size_t first = static_cast<std::size_t>(tile) * kTile;
   const unsigned valid = static_cast<unsigned>(n - first < kTile ? n - first : kTile);  // elements in this tile
@@ -258,11 +265,12 @@ __global__ void __launch_bounds__(Threads)
     tile_kept += warp_kept[w];
   }
 
-  // 3. Look back: the kept elements of all earlier tiles.
-  const Count prefix = tile_exclusive_prefix<Count>(status, tile, tile_kept, add, false, &tile_prefix);
-  if (tile == gridDim.x - 1 && threadIdx.x == 0) *d_count = prefix + tile_kept;
+  // 3. Publish the tile's count; warp 0 looks back for the kept elements of all earlier tiles while
+  //    the other warps go on to stage (step 4 needs only the tile's own counts).
+  publish_aggregate(status, tile, tile_kept, false);
+  if (warp == 0) look_back_for_block(status, tile, tile_kept, add, false, &tile_prefix);
 
-  // 4. Stage (the barrier in step 3 freed the slices).
+  // 4. Stage (the barrier in step 2 freed the slices).
   T* staged = reinterpret_cast<T*>(tile_chunks);
   // TODO(student) begin: put each of this thread's elements (mine + i < valid) at its place in
   //   `staged`: a kept one at kept_before (then one more is kept before the next), a rejected one, when
@@ -271,7 +279,9 @@ __global__ void __launch_bounds__(Threads)
   // (your code here)
   (void)staged, (void)items, (void)kept_bits, (void)kept_before;  // (silences "unused" warnings)
   // TODO(student) end
-  __syncthreads();
+  __syncthreads();  // the staged tile and the look-back's prefix, for every thread
+  const Count prefix = tile_prefix;
+  if (tile == gridDim.x - 1 && threadIdx.x == 0) *d_count = prefix + tile_kept;
 
   // 5. Copy out, consecutive threads to consecutive addresses.
   SCANLAB_UNROLL for (int k = 0; k < Items; ++k) {
@@ -339,7 +349,7 @@ __global__ void __launch_bounds__(Threads)
     lookback::load_warp_striped<Items>(heads, warp_first(t), n, vectors(t), Count{0}, lane, head_chunks);
   };
   load_tile(blockIdx.x);
-  const unsigned tile = take_tile(status, &tile_number);
+  const unsigned tile = lookback::take_block_tile(status, &tile_number);
   if (tile != blockIdx.x) load_tile(tile);
   lookback::Chunk<T>* value_slice = value_slices + warp * kValueChunks;
   T values[Items];

@@ -166,11 +166,7 @@ __global__ void __launch_bounds__(Threads)
   // 2. Take a ticket: tiles are numbered in the order blocks start, so every predecessor of this
   //    tile has started and will publish. The last ticket of the launch rewinds the counter (every
   //    block has taken its ticket by then), ready for the next launch: no reset kernel.
-  if (threadIdx.x == 0) {
-    const unsigned long long ticket = atomicAdd(status.counter, 1ull);
-    if (ticket == gridDim.x - 1ull) atomicExch(status.counter, 0ull);
-    tile_number = static_cast<unsigned>(ticket);
-  }
+  if (threadIdx.x == 0) tile_number = static_cast<unsigned>(lookback::take_ticket(status, gridDim.x));
   __syncthreads();
   const unsigned tile = tile_number;
   if (!speculate || tile != guess) {  // the same for the whole block

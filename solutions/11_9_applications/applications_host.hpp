@@ -76,77 +76,77 @@ inline void allocate(const Count* d_sizes, Count* d_starts, std::size_t n, Count
          static_cast<const Count*>(d_starts), n, d_out, d_total);
 }
 
-/// The single-pass kernels' tile shapes, tuned as section 11.8's scan (16 KiB tiles of 128 threads):
-/// compaction and partition 32 elements per thread of 4 bytes, 16 of 8 bytes; the segmented scan
-/// 16 values and 16 heads per thread.
+/// The single-pass kernels' tile shapes, for sm_90 (H100): compaction and partition 128 threads of
+/// 32 elements of 4 bytes (a 16 KiB tile), 16 of 8 bytes; the segmented scan 128 threads of 16
+/// values and 16 heads. The benchmark's sweep (plots/data/h100_applications_sweep_2026-11-25.csv,
+/// README.md) found no shape faster for the partition; 64 x 32 for the compaction and 256 x 16 for
+/// the segmented scan were 2% faster there, in a run of an earlier form of the kernels.
 inline constexpr int kFusedThreads = 128;
 template <class T>
 inline constexpr int kFusedItems = sizeof(T) == 4 ? 32 : 16;
+inline constexpr int kSegmentedThreads = 128;
 inline constexpr int kSegmentedItems = 16;
 
-/// A single-pass workspace: ticket counter and tile statuses (section 11.8's, values of type V),
-/// with 11.8's launch epochs (no clearing between launches). Sized for `tiles` tiles.
+/// A single-pass workspace: section 11.8's ticket counter, tile statuses (values of type V) and
+/// launch epochs (no clearing between launches).
 template <class V>
-struct LookbackWorkspace {
-  explicit LookbackWorkspace(std::size_t tiles_) : tiles(tiles_), words(lookback::workspace_words<V>(tiles_)) {
-    words.fill(0);
-  }
-  static std::size_t bytes(std::size_t tiles) {
-    return lookback::workspace_words<V>(tiles) * sizeof(unsigned long long);
-  }
-  /// The statuses of the next launch over `needed` tiles.
-  lookback::TileStatusArray next_launch(std::size_t needed, const char* what) {
-    if (needed > tiles) {
-      throw Error(std::string(what) + ": the workspace is too small for " + std::to_string(needed) + " tiles");
-    }
-    if (epochs.advance()) words.fill(0);
-    return {words.data(), words.data() + 2, epochs.current};
-  }
-  std::size_t tiles;
-  DeviceBuffer<unsigned long long> words;
-  ::LaunchEpochs epochs;
-};
+using LookbackWorkspace = s11_8::LookbackWorkspace<V>;
 
-/// Workspace of the single-pass compaction / partition of up to n elements of any type (sized for
-/// the smaller tiles, of 8-byte types), and the count of kept elements.
+/// The statuses of the next launch of `tiles` tiles on `ws`; `what` names the job in the error.
+template <class V>
+lookback::TileStatusArray next_launch(LookbackWorkspace<V>& ws, std::size_t tiles, const char* what) {
+  if (tiles > ws.tiles()) {
+    throw Error(std::string(what) + ": the workspace is too small for " + std::to_string(tiles) + " tiles");
+  }
+  return ws.next_launch();
+}
+
+/// Workspace of the single-pass compaction / partition of up to n elements of any type, in tiles of
+/// at least `smallest_tile` elements (the default: the tuned tiles of 8-byte types), and the count of
+/// kept elements.
 struct FusedWorkspace {
   static constexpr std::size_t kSmallestTile = std::size_t{kFusedThreads} * kFusedItems<std::uint64_t>;
-  explicit FusedWorkspace(std::size_t n) : lookback(ceil_div(n, kSmallestTile)), count(1) {}
+  explicit FusedWorkspace(std::size_t n, std::size_t smallest_tile = kSmallestTile)
+      : lookback(ceil_div(n, smallest_tile)), count(1) {}
   static std::size_t bytes(std::size_t n) { return LookbackWorkspace<Count>::bytes(ceil_div(n, kSmallestTile)); }
   LookbackWorkspace<Count> lookback;
   DeviceBuffer<Count> count;
 };
 
 /// Compaction (d_rejected null) or stable partition into two arrays (kept into d_selected, rejected
-/// into d_rejected, each in order) in ONE launch. The count is left in ws.count[0]. 0 < n.
-template <class T, class Pred>
+/// into d_rejected, each in order) in ONE launch. The count is left in ws.count[0]. 0 < n. The tile
+/// shape is the tuned one unless given (the benchmark's sweep).
+template <int Threads = kFusedThreads, int Items = 0, class T, class Pred>
 void select_single_pass(const T* d_in, T* d_selected, T* d_rejected, std::size_t n, Pred pred, FusedWorkspace& ws) {
-  constexpr int kItems = kFusedItems<T>;
-  const std::size_t tiles = ceil_div(n, std::size_t{kFusedThreads} * kItems);
-  const lookback::TileStatusArray status = ws.lookback.next_launch(tiles, "single-pass select");
-  launch(select_single_pass_kernel<kFusedThreads, kItems, T, Pred>,
-         {"select_single_pass_kernel", dim3(static_cast<unsigned>(tiles)), dim3(kFusedThreads)}, d_in, d_selected,
+  constexpr int kItems = Items != 0 ? Items : kFusedItems<T>;
+  const std::size_t tiles = ceil_div(n, std::size_t{Threads} * kItems);
+  const lookback::TileStatusArray status = next_launch(ws.lookback, tiles, "single-pass select");
+  launch(select_single_pass_kernel<Threads, kItems, T, Pred>,
+         {"select_single_pass_kernel", dim3(static_cast<unsigned>(tiles)), dim3(Threads)}, d_in, d_selected,
          d_rejected, n, pred, status, ws.count.data());
 }
 
-/// Workspace of a segmented scan of up to n elements of T.
+/// Workspace of a segmented scan of up to n elements of T, in tiles of at least `smallest_tile`
+/// elements (the default: the tuned tile).
 template <class T>
 struct SegmentedWorkspace : LookbackWorkspace<T> {
-  static constexpr std::size_t kTile = std::size_t{kFusedThreads} * kSegmentedItems;
-  explicit SegmentedWorkspace(std::size_t n) : LookbackWorkspace<T>(ceil_div(n, kTile)) {}
+  static constexpr std::size_t kTile = std::size_t{kSegmentedThreads} * kSegmentedItems;
+  explicit SegmentedWorkspace(std::size_t n, std::size_t smallest_tile = kTile)
+      : LookbackWorkspace<T>(ceil_div(n, smallest_tile)) {}
   static std::size_t bytes(std::size_t n) { return LookbackWorkspace<T>::bytes(ceil_div(n, kTile)); }
 };
 
 /// Segmented scan of x (segments start where heads[i] = 1; element 0 always starts one) into y, in
 /// ONE launch: section 11.8's look-back scan of (head, value) pairs with SegmentedOp, so segment
-/// boundaries fall inside tiles and between them. n > 0.
-template <class T, class Op>
+/// boundaries fall inside tiles and between them. n > 0. The tile shape is the tuned one unless
+/// given (the benchmark's sweep).
+template <int Threads = kSegmentedThreads, int Items = kSegmentedItems, class T, class Op>
 void segmented_scan(const T* d_x, const Count* d_heads, T* d_y, std::size_t n, Op op, bool exclusive,
                     SegmentedWorkspace<T>& ws) {
-  const std::size_t tiles = ceil_div(n, SegmentedWorkspace<T>::kTile);
-  const lookback::TileStatusArray status = ws.next_launch(tiles, "segmented scan");
-  launch(segmented_scan_single_pass_kernel<kFusedThreads, kSegmentedItems, T, Op>,
-         {"segmented_scan_single_pass_kernel", dim3(static_cast<unsigned>(tiles)), dim3(kFusedThreads)}, d_x, d_heads,
+  const std::size_t tiles = ceil_div(n, std::size_t{Threads} * Items);
+  const lookback::TileStatusArray status = next_launch(ws, tiles, "segmented scan");
+  launch(segmented_scan_single_pass_kernel<Threads, Items, T, Op>,
+         {"segmented_scan_single_pass_kernel", dim3(static_cast<unsigned>(tiles)), dim3(Threads)}, d_x, d_heads,
          d_y, n, op, exclusive, status);
 }
 

@@ -146,17 +146,26 @@ class CubPartitionIf final : public Contender {
   std::size_t bytes_ = 0;
 };
 
-/// Section 11.9's compaction or partition: single pass (one launch) or three steps.
-template <class T>
+/// "" for the tuned tile shape (Threads 0), else "_<threads>x<items>" (a --sweep shape).
+template <int Threads, int Items>
+std::string shape_suffix() {
+  return Threads == 0 ? "" : "_" + std::to_string(Threads) + "x" + std::to_string(Items);
+}
+
+/// Section 11.9's compaction or partition: single pass (one launch) or three steps. The single pass
+/// in the tuned tile shape (Threads 0) or in Threads x Items (--sweep).
+template <class T, int Threads = 0, int Items = 0>
 class AppSelect final : public Contender {
  public:
   AppSelect(bool single_pass, bool partition) : single_pass_(single_pass), partition_(partition) {}
   std::string name() const override {
-    return std::string("11.9/") + (partition_ ? "partition" : "compact") + (single_pass_ ? "_single_pass" : "");
+    return std::string("11.9/") + (partition_ ? "partition" : "compact") + (single_pass_ ? "_single_pass" : "") +
+           shape_suffix<Threads, Items>();
   }
   void prepare(std::size_t n) override {
     if (single_pass_) {
-      fused_ = std::make_unique<s11_9::FusedWorkspace>(n);
+      fused_ = std::make_unique<s11_9::FusedWorkspace>(
+          n, Threads == 0 ? s11_9::FusedWorkspace::kSmallestTile : std::size_t{Threads} * Items);
     } else {
       three_ = std::make_unique<s11_9::SelectWorkspace>(n);
     }
@@ -166,7 +175,9 @@ class AppSelect final : public Contender {
     const T* in = static_cast<const T*>(d_in);
     T* out = static_cast<T*>(d_out);
     if (single_pass_) {
-      s11_9::select_single_pass(in, out, partition_ ? rejected_.get(n) : nullptr, n, Below<T>{T(0)}, *fused_);
+      // (Threads 0, Items 0: select_single_pass's tuned shape)
+      s11_9::select_single_pass<Threads == 0 ? s11_9::kFusedThreads : Threads, Items>(
+          in, out, partition_ ? rejected_.get(n) : nullptr, n, Below<T>{T(0)}, *fused_);
     } else {
       s11_9::select_three_step(in, out, n, Below<T>{T(0)}, partition_, *three_);
     }
@@ -258,19 +269,23 @@ class CubInclusiveSumByKey final : public Contender {
   std::size_t bytes_ = 0;
 };
 
-template <class T>
+/// Section 11.9's segmented scan, in the tuned tile shape (Threads 0) or in Threads x Items (--sweep).
+template <class T, int Threads = 0, int Items = 0>
 class AppSegmentedScan final : public Contender {
  public:
-  std::string name() const override { return "11.9/segmented_scan"; }
+  std::string name() const override { return "11.9/segmented_scan" + shape_suffix<Threads, Items>(); }
   void prepare(std::size_t n) override {
     heads_ = bench_heads(n);
     Count* d_heads = d_heads_.get(n);
     if (n > 0) SCANLAB_CUDA_CHECK(cudaMemcpy(d_heads, heads_.data(), n * sizeof(Count), cudaMemcpyHostToDevice));
-    ws_ = std::make_unique<s11_9::SegmentedWorkspace<T>>(n);
+    ws_ = std::make_unique<s11_9::SegmentedWorkspace<T>>(
+        n, Threads == 0 ? s11_9::SegmentedWorkspace<T>::kTile : std::size_t{Threads} * Items);
   }
   void run(const void* d_in, void* d_out, std::size_t n) override {
-    s11_9::segmented_scan(static_cast<const T*>(d_in), static_cast<const Count*>(d_heads_.get(n)),
-                          static_cast<T*>(d_out), n, Add<T>{}, false, *ws_);
+    s11_9::segmented_scan<Threads == 0 ? s11_9::kSegmentedThreads : Threads,
+                          Items == 0 ? s11_9::kSegmentedItems : Items>(
+        static_cast<const T*>(d_in), static_cast<const Count*>(d_heads_.get(n)), static_cast<T*>(d_out), n, Add<T>{},
+        false, *ws_);
   }
   std::optional<std::string> check(const void* input, const void* d_out, std::size_t n) override {
     return check_segmented(static_cast<const T*>(input), heads_, download<T>(d_out, n));
@@ -283,8 +298,23 @@ class AppSegmentedScan final : public Contender {
   std::unique_ptr<s11_9::SegmentedWorkspace<T>> ws_;
 };
 
+/// Adds the single-pass compaction and partition in the (Threads, Items) pairs a --sweep tries.
+template <class T, int Threads, int Items, int... Rest>
+void add_select_shapes(Contenders& list) {
+  list.push_back(std::make_unique<AppSelect<T, Threads, Items>>(true, false));
+  list.push_back(std::make_unique<AppSelect<T, Threads, Items>>(true, true));
+  if constexpr (sizeof...(Rest) > 0) add_select_shapes<T, Rest...>(list);
+}
+
+/// Adds the segmented scan in the (Threads, Items) pairs a --sweep tries.
+template <class T, int Threads, int Items, int... Rest>
+void add_segmented_shapes(Contenders& list) {
+  list.push_back(std::make_unique<AppSegmentedScan<T, Threads, Items>>());
+  if constexpr (sizeof...(Rest) > 0) add_segmented_shapes<T, Rest...>(list);
+}
+
 template <class T>
-Contenders make_application_contenders() {
+Contenders make_application_contenders(bool sweep) {
   Contenders c;
   c.push_back(std::make_unique<CubSelectIf<T>>());
   c.push_back(std::make_unique<AppSelect<T>>(true, false));
@@ -294,15 +324,21 @@ Contenders make_application_contenders() {
   c.push_back(std::make_unique<AppSelect<T>>(false, true));
   c.push_back(std::make_unique<CubInclusiveSumByKey<T>>());
   c.push_back(std::make_unique<AppSegmentedScan<T>>());
+  if (sweep) {
+    // Threads x items per thread (items: whole 16-byte chunks, at most 32 for a thread's flag mask),
+    // the tuned shapes included under their own names.
+    add_select_shapes<T, 64, 32, 128, 16, 128, 24, 128, 32, 256, 8, 256, 16, 256, 32, 512, 8>(c);
+    add_segmented_shapes<T, 64, 16, 128, 8, 128, 12, 128, 16, 128, 24, 256, 8, 256, 16>(c);
+  }
   return c;
 }
 
 }  // namespace
 
-Contenders application_contenders(DType type) {
+Contenders application_contenders(DType type, bool sweep) {
   switch (type) {
-    case DType::int32: return make_application_contenders<std::int32_t>();
-    case DType::float32: return make_application_contenders<float>();
+    case DType::int32: return make_application_contenders<std::int32_t>(sweep);
+    case DType::float32: return make_application_contenders<float>(sweep);
     default: return {};  // int64 and double: not measured (the issue asks for int32 and float)
   }
 }

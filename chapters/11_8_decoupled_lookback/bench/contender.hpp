@@ -49,6 +49,6 @@ Contenders library_contenders(DType type);
 Contenders lookback_contenders(DType type, bool sweep, unsigned spin_ns);
 /// Section 11.9 against CUB: compaction (DeviceSelect::If), partition (DevicePartition::If), segmented
 /// scan (DeviceScan::InclusiveSumByKey), single pass and three steps (int32 and float; none otherwise).
-Contenders application_contenders(DType type);
+Contenders application_contenders(DType type, bool sweep);
 
 }  // namespace scanlab::bench

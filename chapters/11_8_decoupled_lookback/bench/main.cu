@@ -129,7 +129,8 @@ Options parse(int argc, char** argv) {
   p.option("--csv", "FILE", "write the rows as CSV (default scanlab_bench.csv)", o.csv);
   p.option("--only", "WORDS", "run only contenders whose name contains one of these comma-separated words",
            [&](const std::string& v) { o.only = split(v); });
-  p.flag("--sweep", "also run every compiled tile shape of 11.8 (decoupled_lookback_<threads>x<items>)", o.sweep);
+  p.flag("--sweep", "also run every compiled tile shape of 11.8 (decoupled_lookback_<threads>x<items>) and 11.9",
+         o.sweep);
   p.option("--spin-ns", "N", "11.8: sleep N ns between two reads of an unpublished tile status (default 0)",
            [&](const std::string& v) { o.spin_ns = static_cast<unsigned>(whole_number("--spin-ns", v, 0, 1000000)); });
   p.flag("--no-flush", "do not empty L2 between timed runs", [&] { o.flush = false; });
@@ -505,7 +506,7 @@ int run(int argc, char** argv) {
   for (DType type : o.types) {
     Contenders contenders = library_contenders(type);
     for (auto& c : lookback_contenders(type, o.sweep, o.spin_ns)) contenders.push_back(std::move(c));
-    for (auto& c : application_contenders(type)) contenders.push_back(std::move(c));
+    for (auto& c : application_contenders(type, o.sweep)) contenders.push_back(std::move(c));
     const int max_log2 = *std::max_element(o.log2s.begin(), o.log2s.end());
     DeviceBytes d_in((std::size_t{1} << max_log2) * size_of(type));
     DeviceBytes d_out((std::size_t{1} << max_log2) * size_of(type));

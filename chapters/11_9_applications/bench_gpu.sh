@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Section 11.9 on one GPU, in one go, from the repository root: build only what it needs (sm_90),
+# run the 11.9 and 11.8 cuda tests, sweep the single-pass kernels' tile shapes, benchmark the
+# applications against CUB and a copy, and profile the compaction with Nsight Compute.
+#
+#   OUT=/some/folder bash chapters/11_9_applications/bench_gpu.sh
+#   STEPS="sweep bench" OUT=/some/folder bash chapters/11_9_applications/bench_gpu.sh
+#
+# Steps (STEPS, default all; the build always runs):
+#   (in this order: sweep, bench, ncu, tests)
+#   tests  test_11_9_solution_cuda, and test_11_8_solution_cuda without the persistent kernel's tests
+#   sweep  scanlab_bench --sweep: every 11.9 single-pass shape at 2^SWEEP_LOG2 (default 24,28) -> sweep.csv
+#   bench  scanlab_bench, the applications, CUB and memcpy, 2^10 .. 2^28, int32 and float -> applications.csv
+#   ncu    Nsight Compute on the compaction (11.9 single pass and CUB's), int32, 2^28 -> ncu_compact.txt
+set -u -o pipefail
+export PATH="$PATH:/usr/local/cuda/bin"
+OUT=${OUT:-$PWD/gpu-out}
+BUILD=${BUILD:-build/gpu}
+STEPS=${STEPS-tests sweep bench ncu}
+mkdir -p "$OUT"
+wants() { [[ " $STEPS " == *" $1 "* ]]; }
+status=0
+step() { printf '\n=== %s (%s)\n' "$1" "$(date -u +%H:%M:%S)"; }
+fail() { echo "FAILED: $1"; status=1; }
+apps=memcpy,cub_select_if,cub_partition_if,cub_inclusive_sum_by_key,11.9/
+
+step "configure and build (scanlab_bench, test_11_9_solution_cuda, test_11_8_solution_cuda; sm_90)"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader || true
+cmake --preset gpu -B "$BUILD" -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release \
+  -DSCANLAB_BUILD_EXERCISES=OFF -DSCANLAB_BUILD_MUTANTS=OFF >"$OUT/build.log" 2>&1 \
+  || { tail -30 "$OUT/build.log"; echo "configure failed"; exit 1; }
+if ! timeout 300 ninja -C "$BUILD" -j "$(nproc)" scanlab_bench test_11_9_solution_cuda test_11_8_solution_cuda >>"$OUT/build.log" 2>&1; then
+  grep -E "error|FAILED" "$OUT/build.log" | head -40
+  echo "build failed"; exit 1
+fi
+tail -1 "$OUT/build.log"
+bench="$BUILD/bin/scanlab_bench"
+
+if wants sweep; then
+  step "sweep: the single-pass shapes at 2^${SWEEP_LOG2:-24,28}"
+  timeout "${SWEEP_TIMEOUT:-170}" "$bench" --no-sections --sweep --only "$apps" --log2 "${SWEEP_LOG2:-24,28}" \
+    --types int32,float --csv "$OUT/sweep.csv" >"$OUT/sweep.log" 2>&1 || fail "sweep (see sweep.log)"
+  grep -E "2\^28" "$OUT/sweep.log"
+fi
+
+if wants bench; then
+  step "benchmark: the applications, CUB, memcpy; 2^10 .. 2^28, int32 and float"
+  timeout "${BENCH_TIMEOUT:-150}" "$bench" --no-sections --only "$apps" --min-log2 10 --max-log2 28 \
+    --types int32,float --csv "$OUT/applications.csv" >"$OUT/bench.log" 2>&1 || fail "benchmark (see bench.log)"
+  grep -E "FAILED" "$OUT/bench.log" | head -10
+  grep -E "2\^28" "$OUT/bench.log"
+fi
+
+if wants ncu; then
+  step "Nsight Compute: the compaction at 2^28 (11.9 single pass, then CUB)"
+  for who in 11.9/compact_single_pass cub_select_if; do
+    timeout 70 ncu --kernel-name regex:'select_single_pass|DeviceSelectSweep|DeviceSelect' --launch-skip 1 --launch-count 1 \
+      --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats \
+      --section LaunchStats --section SchedulerStats \
+      "$bench" --no-sections --only "$who" --log2 28 --types int32 --reps 1 --warmup 1 --csv /dev/null >>"$OUT/ncu_compact.txt" 2>&1 \
+      || fail "ncu $who"
+  done
+  grep -E "select_single_pass|DeviceSelect|DRAM Throughput|Memory Throughput|Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|Warp Cycles Per Issued|No Eligible" "$OUT/ncu_compact.txt" | head -60
+fi
+if wants tests; then
+  step "tests (cuda): 11.9, and 11.8 without the persistent kernel"
+  timeout 100 "$BUILD/bin/test_11_9_solution_cuda" >"$OUT/tests.log" 2>&1 || fail "11.9 tests (see tests.log)"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[==" "$OUT/tests.log" | tail -6
+  timeout 60 "$BUILD/bin/test_11_8_solution_cuda" --gtest_filter='-*ersistent*' >>"$OUT/tests.log" 2>&1 \
+    || fail "11.8 tests (see tests.log)"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[==" "$OUT/tests.log" | tail -4
+fi
+
+exit $status
