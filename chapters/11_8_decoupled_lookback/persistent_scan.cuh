@@ -346,7 +346,7 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
   // once it has set up the barriers, starts copying tile blockIdx.x, the producer's guess for its
   // first ticket (blocks mostly start in order); one tile: the scan warps load it.
   unsigned long long first_ticket = 0;
-  if (!one_tile && warp == Warps + 1 && lane == 0) first_ticket = atomicAdd(status.counter, 1ull);
+  if (!one_tile && warp == Warps + 1 && lane == 0) first_ticket = lb::take_ticket(status, tiles + gridDim.x);
   lb::Chunk<T> first_chunks[C];
   if constexpr (one_tile) {
     if (warp < Warps) {  // this warp's part of the tile, straight from x
@@ -388,17 +388,16 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
 
   if (warp == Warps + 1) {
     // ---- producer: tickets and copies, up to Stages tiles ahead of the scan warps -----------------
-    // Every block stops at its first ticket >= tiles, so a launch hands out tiles + gridDim.x tickets;
-    // whoever takes the last one rewinds the counter for the next launch. (Lane 0 takes the tickets.)
+    // Every block stops at its first ticket >= tiles, so a launch hands out tiles + gridDim.x tickets
+    // (lookback::take_ticket rewinds the counter at the last one). Lane 0 takes the tickets; the warp
+    // gets the tile (tiles: stop).
     const auto ticket_tile = [&](unsigned long long ticket) {
-      unsigned tile = 0;
-      if (lane == 0) {
-        if (ticket == tiles + gridDim.x - 1ull) atomicExch(status.counter, 0ull);
-        tile = ticket < tiles ? static_cast<unsigned>(ticket) : tiles;
-      }
+      const unsigned tile = ticket < tiles ? static_cast<unsigned>(ticket) : tiles;
       return __shfl_sync(lb::kFullWarp, tile, 0);
     };
-    const auto take_ticket = [&] { return ticket_tile(lane == 0 ? atomicAdd(status.counter, 1ull) : 0ull); };
+    const auto take_ticket = [&] {
+      return ticket_tile(lane == 0 ? lb::take_ticket(status, tiles + gridDim.x) : 0ull);
+    };
     const auto publish_stage = [&](unsigned s, unsigned tile) {
       if (tile < tiles) SCANLAB_TRACE(tile, pl::kTicketed);
       if (lane == 0) {

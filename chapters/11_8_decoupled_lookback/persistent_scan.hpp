@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <string>
 
-#include "decoupled_lookback.cuh"  // LaunchEpochs
+#include "decoupled_lookback_scan.hpp"  // LookbackWorkspace
 #include "persistent_scan.cuh"
 #include "scanlab/launcher.hpp"
 
@@ -76,14 +76,13 @@ class PersistentScan {
 
   /// Allocates (and zeroes, once) the workspace for scans of up to n elements; on a GPU, finds how many
   /// blocks fit at once.
-  explicit PersistentScan(std::size_t n) : n_(n), workspace_(workspace_words(n)) {
-    workspace_.fill(0);
+  explicit PersistentScan(std::size_t n) : n_(n), workspace_(workspace_tiles(n)) {
     large_blocks_ = Large::resident_blocks();
     if (kSmallMaxN != 0) small_blocks_ = Small::resident_blocks();
     Single::resident_blocks();  // (sets its shared-memory limit)
     if (kSmallSingleMaxN != 0) SmallSingle::resident_blocks();
   }
-  static std::size_t workspace_bytes(std::size_t n) { return workspace_words(n) * sizeof(unsigned long long); }
+  static std::size_t workspace_bytes(std::size_t n) { return LookbackWorkspace<T>::bytes(workspace_tiles(n)); }
 
   /// Test knob, as DecoupledLookbackScan's: only tiles numbered k * 2^log2 publish their prefix.
   void set_prefix_period_log2(unsigned k) { prefix_mask_ = k >= 32 ? ~0u : (1u << k) - 1u; }
@@ -111,27 +110,24 @@ class PersistentScan {
  private:
   // Status words for the tiles of the largest scan; the shapes share them (and the ticket counter):
   // a launch uses one shape, and every launch has an epoch of its own.
-  static std::size_t workspace_words(std::size_t n) {
-    const std::size_t tiles = std::max(ceil_div(n, Large::kTile), ceil_div(std::min(n, kSmallMaxN), Small::kTile));
-    return lookback::workspace_words<T>(tiles);
+  static std::size_t workspace_tiles(std::size_t n) {
+    return std::max(ceil_div(n, Large::kTile), ceil_div(std::min(n, kSmallMaxN), Small::kTile));
   }
 
   template <class Shape>
   void launch_shape(const T* d_in, T* d_out, std::size_t n, Op op, ScanKind kind, std::size_t resident) {
     const std::size_t tiles = ceil_div(n, Shape::kTile);
     if (tiles > 0x7fffffffu) throw Error("persistent scan: n is too large (2^31 tiles at most)");
-    if (epochs_.advance()) workspace_.fill(0);
     std::size_t blocks = std::min(tiles, resident);
     if (max_blocks_ != 0) blocks = std::min(blocks, max_blocks_);
-    const lookback::TileStatusArray status{workspace_.data(), workspace_.data() + 2, epochs_.current};
+    const lookback::TileStatusArray status = workspace_.next_launch();
     launch(Shape::kernel(), {"persistent_scan_kernel", dim3(static_cast<unsigned>(blocks)), dim3(Shape::kThreads),
                              Shape::kSharedBytes},
            d_in, d_out, n, op, kind == ScanKind::exclusive, status, static_cast<unsigned>(tiles), prefix_mask_);
   }
 
   std::size_t n_;
-  DeviceBuffer<unsigned long long> workspace_;
-  LaunchEpochs epochs_;
+  LookbackWorkspace<T> workspace_;
   std::size_t large_blocks_ = 1;
   std::size_t small_blocks_ = 1;
   std::size_t max_blocks_ = 0;
