@@ -53,7 +53,7 @@ if [ ${#targets[@]} -eq 0 ]; then
   # without a word. Refuse to count without them.
   missing=$(ctest --test-dir build/clang-libcxx -N -R '_NOT_BUILT$' | sed -n 's/^ *Test *#[0-9]*: //p')
   if [ -n "$missing" ]; then
-    echo "clang.sh: test programs not built (see the build's errors above): $(echo $missing)" >&2
+    echo "clang.sh: test programs that were not built (not in the build, or it failed): $(echo $missing)" >&2
     exit 1
   fi
 fi
