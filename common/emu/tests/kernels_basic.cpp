@@ -3,6 +3,7 @@
 #include <cstring>
 #include <functional>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -327,5 +328,16 @@ void asserting(unsigned blocks, unsigned threads, unsigned bad_block, unsigned b
 }
 
 int assert_line() { return g_assert_line; }
+
+std::string launch_error_caught_in_kernel_library() {
+  try {
+    throwing(1, 32, 0, 5);
+  } catch (const scanlab::emu::LaunchError&) {
+    return "caught";
+  } catch (const std::exception& e) {
+    return std::string("went past the catch of LaunchError: ") + e.what();
+  }
+  return "no error";
+}
 
 }  // namespace emu_test

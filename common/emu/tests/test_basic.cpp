@@ -241,6 +241,14 @@ TEST_F(Emu, ExceptionInAThreadNamesBlockAndThread) {
   EXPECT_THAT(e, HasSubstr("kernel 'throwing', block 2: thread 17: boom from a kernel"));
 }
 
+// A kernel library hides its symbols, so its copy of LaunchError's type_info is its own unless the
+// type has default visibility; libc++ matches a catch by the type_info's address, and then every
+// failed launch went past scanlab::launch's catch (a watchdog report came out as an unknown
+// exception instead of a failed check).
+TEST_F(Emu, LaunchErrorIsCaughtInAKernelLibrary) {
+  EXPECT_EQ(launch_error_caught_in_kernel_library(), "caught");
+}
+
 TEST_F(Emu, FailedAssertNamesBlockThreadAndLine) {
   const std::string e = error_of([] { asserting(3, 40, 1, 33); });
   EXPECT_THAT(e, HasSubstr("kernel 'asserting', block 1: thread 33: assertion `!bad` failed at " +

@@ -78,6 +78,9 @@ SCANLAB_TEST_API void launch_empty(Extent3 grid, Extent3 block);
 SCANLAB_TEST_API void throwing(unsigned blocks, unsigned threads, unsigned bad_block, unsigned bad_thread);
 SCANLAB_TEST_API void asserting(unsigned blocks, unsigned threads, unsigned bad_block, unsigned bad_thread);
 SCANLAB_TEST_API int assert_line();
+/// Runs throwing() and catches its LaunchError here, in a kernel library (hidden visibility), as
+/// scanlab::launch does: "caught", or what went past that catch.
+SCANLAB_TEST_API std::string launch_error_caught_in_kernel_library();
 
 // ---- kernels_scan.cpp ----
 /// The book's Kogge-Stone (fig. 11.3) in one block, inclusive add; `second_barrier` false drops the

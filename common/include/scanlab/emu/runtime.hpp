@@ -76,6 +76,10 @@ struct Settings {
 /// The current settings (mutable). Not thread-safe: change them between launches only.
 Settings& settings();
 
+// Default visibility: the kernel libraries hide their symbols, and libc++ matches a thrown type by
+// the address of its type_info, so the emulator's throw and a kernel library's catch (scanlab::launch)
+// must see one type_info per process (hidden, every LaunchError went past that catch under libc++).
+#pragma GCC visibility push(default)
 /// A launch that failed: barrier divergence, deadlock, a bad warp operation, a watchdog timeout, an
 /// exception or a failed assert in a kernel thread. The message names the kernel, block, threads and
 /// source lines involved, in a form a student can act on.
@@ -83,6 +87,7 @@ class LaunchError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+#pragma GCC visibility pop
 
 namespace detail {
 struct StaticShared;  // emu/cuda_shim.hpp
