@@ -115,6 +115,8 @@ extern constinit thread_local const BlockBuiltins* tls_block;
 /// variable (before or after it, the same way for every variable of a library; the emulator finds
 /// out which), with no padding between the end of a variable and the guard that follows it (the
 /// guard's alignment is 1), so that the first byte written past the end of an array changes a guard.
+/// The declaration says so too (`aligned(1)` in the macro below): GCC for arm64 otherwise aligns an
+/// object of 8 bytes or more to 8, which left padding between a 1-byte array and its guard.
 struct SharedGuard {
   unsigned char bytes[256];
 };
@@ -214,7 +216,7 @@ void trace_shared(const char* name, const void* data, std::size_t count, std::si
 // `__shared__` (see the file comment): a guard, its registration, then the variable itself.
 #define SCANLAB_EMU_SHARED_(n) SCANLAB_EMU_SHARED_N_(n)
 #define SCANLAB_EMU_SHARED_N_(n)                                                                      \
-  thread_local ::scanlab::emu::detail::SharedGuard scanlab_shared_guard_##n;                         \
+  thread_local ::scanlab::emu::detail::SharedGuard scanlab_shared_guard_##n [[gnu::aligned(1)]];    \
   [[maybe_unused]] static constexpr auto scanlab_shared_site_##n = [] {                              \
     return ::scanlab::emu::detail::SharedGuardSite{                                                  \
         ::scanlab::emu::detail::shared_guard_address(&scanlab_shared_guard_##n), __FILE__, __LINE__}; \
