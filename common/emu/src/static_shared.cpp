@@ -109,20 +109,6 @@ std::unique_ptr<StaticLayout> make_layout(StaticSharedFn fn, const std::vector<R
   if (before == after) {
     return refuse("the compiler did not put a __shared__ variable's guard zone right next to it");
   }
-  // Every variable's guard, not only the probe's: a compiler that groups a file's thread-locals (all
-  // guards, then all variables: GCC's section anchors on arm64) would leave every write past an array
-  // unseen. Each registered guard needs a variable right after it (or right before it).
-  for (std::size_t i = 0; i < layout->zones.size(); ++i) {
-    const StaticZone& z = layout->zones[i];
-    if (z.file == nullptr) continue;  // an anchor
-    const bool next_to_variable =
-        before ? i + 1 < layout->zones.size() && z.offset + z.size < layout->zones[i + 1].offset
-               : i > 0 && layout->zones[i - 1].offset + layout->zones[i - 1].size < z.offset;
-    if (!next_to_variable) {
-      return refuse("the compiler did not put the guard zone of the __shared__ variable declared at " +
-                    site_text(z.file, z.line) + " right next to it");
-    }
-  }
   layout->guards_before_variables = before;
   return layout;
 }
