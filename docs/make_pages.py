@@ -2,8 +2,8 @@
 """Turns each section's README (chapters/<folder>/README.md) into its page of the Doxygen site.
 
     make_pages.py --root REPO --out DIR --generated DIR --figures DIR [--exercises] [--strict]
-    make_pages.py --root REPO --generated DIR --update      # refresh the READMEs' generated parts
-    make_pages.py --root REPO --generated DIR --check       # fail if a README is out of date
+    make_pages.py --root REPO --generated DIR --update      # refresh the generated parts (READMEs, docs/pages)
+    make_pages.py --root REPO --generated DIR --check       # fail if a README or a page is out of date
 
 The README is the one text of a section: it reads well on a Git host, and this script makes the
 Doxygen page from it (DIR/section_<folder>.md). chapters/sections.txt gives the order. HTML comments
@@ -26,6 +26,30 @@ in the README, which a Git host does not show, mark what is generated:
         a trace of the example array (GENERATED/trace_NAME.txt, docs/run_trace.cmake)
   <!-- gen nav -->  links  <!-- /gen -->
         the previous and next section
+  <!-- gen bench_table CSV ALGORITHM [copy=X] [cub=Y] -->  line, table  <!-- /gen -->
+        from a bench CSV committed in the repository (CSV: its path from the repository root; columns
+        device, cuda_version, driver, sm_clock_mhz, mem_clock_mhz, date, algorithm, type, n,
+        median_us, verified, reps, timing): the run's line (device, CUDA, clocks, date, repetitions,
+        timing, verification), then per n (rows) and type (columns) ALGORITHM's, memcpy's and
+        cub_inclusive_sum's median times and ALGORITHM's time over each; bold where it is at most X
+        times the copy's and at most Y times CUB's
+  <!-- gen bench_summary CSV ALGORITHM copy=X cub=Y [at=N bandwidth=P% throughput=R
+       [throughput_types=T,T]] -->  list  <!-- /gen -->
+        the same targets counted (pairs of n and type met), per type where met and by how much
+        missed; with at=N, each type's share of the copy's bandwidth (memcpy's time / ALGORITHM's)
+        and throughput against CUB (CUB's time / ALGORITHM's) at N, against targets P% and R (R only
+        for the types listed)
+  <!-- gen bench_value CSV ALGORITHM TYPE N[..N2] [OVER] -->14.46<!-- /gen -->
+        ALGORITHM's median time (us) at N, or the smallest to the largest over N..N2; with OVER the
+        ratio to OVER's time ("0.983x"). N: a number or 2^k
+  <!-- gen roles_table CSV [WHAT ...] -->  table  <!-- /gen -->
+        the time per role (scanlab_persistent_roles's CSV: n, tiles, what, median_us, max_us): per n
+        the tiles and the median of each stamp WHAT (default: copy_started .. stored)
+  <!-- gen roles_value CSV WHAT N[..N2] [median|max] -->1.32<!-- /gen -->
+        one stamp's median (or largest) in us at N, or the smallest to the largest over N..N2
+  <!-- csv NAME = CSV -->
+        names a CSV for the directives of its file: `gen bench_table NAME ...`; a page that quotes
+        one run in many places names the run's file once (not on the page)
   <!-- figure STEM caption -->
         the figure STEM.png (drawn by plots/make_plots.py into FIGURES) with its caption; only on the
         Doxygen page (a Git host has no build to take it from)
@@ -35,10 +59,13 @@ a build that makes no runs, --committed). The page gets the generated text. A co
 it is a warning (an error with --check, ctest docs.readmes; --update refreshes it); with --strict a
 code anchor that matches nothing, a missing run or a figure that was not drawn is an error. Other
 pages (docs/pages/*.md) go through the same expansion, plus `<!-- gen sections -->`, the table of
-the section pages. Code lines come without the exercise's TODO(student) markers, and comments are
+the section pages; --update and --check cover their copies too. A CSV that a directive names and
+that is missing, or that lacks the algorithm, stamp or n asked for, is an error even without
+--strict (it is committed, so no build lacks it). Code lines come without the exercise's TODO(student) markers, and comments are
 wrapped to WIDTH characters.
 """
 import argparse
+import csv
 import glob
 import json
 import os
@@ -61,9 +88,12 @@ FIELDS = {"ops": "operator applications", "barrier_intervals": "barrier interval
 class Problems:
     def __init__(self):
         self.items = []
+        self.errors = []  # problems that are errors even without --strict (a committed CSV that is missing)
 
-    def add(self, where, text):
+    def add(self, where, text, error=False):
         self.items.append(f"{where}: {text}")
+        if error:
+            self.errors.append(self.items[-1])
 
 
 def read_sections(root):
@@ -165,6 +195,369 @@ def fit_width(lines):
     return out
 
 
+# ---- tables and numbers from the measurement CSVs committed in the repository ----------------------
+# (the bench programs' files: device, cuda_version, driver, sm_clock_mhz, mem_clock_mhz, date,
+# algorithm, type, n, median_us, ..., verified, reps, ..., timing; and scanlab_persistent_roles's
+# n, tiles, what, median_us, max_us). The CSV is named by its path from the repository root in the
+# directive, so a new run's file replaces the old one in one place.
+COPY_ALGORITHM = "memcpy"             # the copy the kernels are measured against
+CUB_ALGORITHM = "cub_inclusive_sum"   # and CUB's scan
+BENCH_COLUMNS = ("algorithm", "type", "n", "median_us")
+ROLES_COLUMNS = ("n", "tiles", "what", "median_us")
+# The stamps of the time per role, in the order a tile goes through them (the CSV also has ticketed
+# and the differences between stamps, ..._to_...; a roles_table directive may name other columns).
+ROLE_STAMPS = ("copy_started", "landed", "aggregate_published", "scan_start", "lookback_start",
+               "prefix_published", "stored")
+TIMING = {"events_l2_flushed": "CUDA events, L2 emptied before each launch",
+          "events_l2_warm": "CUDA events, L2 not emptied"}
+
+
+# <!-- csv NAME = PATH --> names a CSV for the directives of its file (bench_table NAME ...), so a page
+# that quotes one run in many places names its file once.
+CSV_NAME = re.compile(r"<!--\s*csv\s+([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\S+)\s*-->\n?")
+MEASUREMENT_KINDS = ("bench_table", "bench_summary", "bench_value", "roles_table", "roles_value")
+
+
+class DataError(Exception):
+    """A directive that cannot be filled from its CSV: one line, said as an error."""
+
+
+def n_text(n):
+    """2^k for a power of two, else the number."""
+    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else str(n)
+
+
+def parse_n(word, kind):
+    """N or N1..N2, each a number or 2^k: the range (first, last)."""
+    def one(w):
+        w = w.strip()
+        try:
+            return 1 << int(w[2:]) if w.startswith("2^") else int(w)
+        except ValueError:
+            raise DataError(f"gen {kind}: {word!r} is not n (a number, 2^k, or N1..N2)") from None
+    first, _, last = word.partition("..")
+    return one(first), one(last) if last else one(first)
+
+
+def ratio_text(r, target=None, digits=2):
+    """r with two decimals, or three (four) where two would put it on the other side of the target."""
+    text = f"{r:.{digits}f}"
+    while target is not None and digits < 4 and (float(text) <= target) != (r <= target):
+        digits += 1
+        text = f"{r:.{digits}f}"
+    return text
+
+
+def spans_text(ns, all_ns):
+    """The values ns as runs of consecutive values of all_ns: '2^10 .. 2^13 and 2^24 .. 2^29'."""
+    runs, k = [], 0
+    while k < len(all_ns):
+        if all_ns[k] not in ns:
+            k += 1
+            continue
+        j = k
+        while j + 1 < len(all_ns) and all_ns[j + 1] in ns:
+            j += 1
+        if j <= k + 1:  # one or two values: each by itself
+            runs += [n_text(all_ns[i]) for i in range(k, j + 1)]
+        else:
+            runs.append(f"{n_text(all_ns[k])} .. {n_text(all_ns[j])}")
+        k = j + 1
+    return ", ".join(runs[:-1]) + " and " + runs[-1] if len(runs) > 1 else (runs[0] if runs else "none")
+
+
+def span_of(values, fmt, unit=""):
+    lo, hi = fmt(min(values)), fmt(max(values))
+    return f"{lo}{unit}" if lo == hi else f"{lo} to {hi}{unit}"
+
+
+def options_of(words, allowed, kind):
+    """key=value words after the positional ones, as floats."""
+    out = {}
+    for w in words:
+        key, sep, value = w.partition("=")
+        if not sep or key not in allowed:
+            raise DataError(f"gen {kind}: unknown argument {w!r} (expected {', '.join(k + '=...' for k in allowed)})")
+        try:
+            out[key] = float(value.rstrip("x%"))
+        except ValueError:
+            raise DataError(f"gen {kind}: {w!r} needs a number") from None
+    return out
+
+
+class Bench:
+    """One bench CSV: the median time of (algorithm, type, n), with the rows behind it."""
+
+    def __init__(self, rel, rows):
+        self.rel, self.rows = rel, rows
+        self.by_key, self.types, self.ns = {}, [], set()
+        for r in rows:
+            key = (r["algorithm"], r["type"], int(r["n"]))
+            self.by_key[key] = r  # (a file of several runs: the last row of a key stands)
+            if r["type"] not in self.types:
+                self.types.append(r["type"])
+
+    def need(self, algorithm, kind):
+        if not any(a == algorithm for a, _, _ in self.by_key):
+            have = sorted({a for a, _, _ in self.by_key})
+            raise DataError(f"gen {kind}: {self.rel} has no algorithm {algorithm!r} (it has {', '.join(have)})")
+        return sorted({n for a, _, n in self.by_key if a == algorithm})
+
+    def us(self, algorithm, type_, n):
+        r = self.by_key.get((algorithm, type_, n))
+        return float(r["median_us"]) if r else None
+
+    def run_line(self, algorithms):
+        """What the CSV says of the run: device, CUDA, clocks, date, repetitions, timing, verification."""
+        rows = [r for r in self.rows if r["algorithm"] in algorithms]
+
+        def values(col):
+            seen = []
+            for r in rows:
+                v = (r.get(col) or "").strip()
+                if v and v not in seen:
+                    seen.append(v)
+            return " / ".join(seen)
+        parts = []
+        if values("device"):
+            parts.append(values("device"))
+        if values("cuda_version"):
+            parts.append(f"CUDA {values('cuda_version')}" +
+                         (f" (the driver's: {values('driver')})" if values("driver") else ""))
+        clocks = []
+        if values("sm_clock_mhz"):
+            clocks.append(f"SM clock {values('sm_clock_mhz')} MHz")
+        if values("mem_clock_mhz"):
+            clocks.append(f"memory clock {values('mem_clock_mhz')} MHz")
+        parts += clocks
+        if values("date"):
+            parts.append(values("date"))
+        line = ", ".join(parts)
+        timing = [TIMING.get(v, f"`{v}`") for v in values("timing").split(" / ") if v]
+        if values("reps"):
+            line += f"; each time the median of {values('reps')} launches" + (f" ({', '.join(timing)})" if timing else "")
+        if "verified" in rows[0]:
+            bad = sum(1 for r in rows if r["verified"].strip() != "1")
+            line += ("; every result verified against the CPU" if not bad else
+                     f"; {bad} of {len(rows)} results NOT verified against the CPU")
+        return line
+
+
+class Measurements:
+    """The gen kinds that read committed CSVs (bench_table, bench_summary, bench_value, roles_table,
+    roles_value). Each returns the text or raises DataError."""
+
+    def __init__(self, root):
+        self.root, self.files, self.names = root, {}, {}
+
+    def read(self, rel, columns, kind):
+        rel = self.names.get(rel, rel)
+        if rel not in self.files:
+            path = os.path.join(self.root, rel)
+            try:
+                with open(path, encoding="utf-8", newline="") as f:
+                    rows = list(csv.DictReader(f))
+            except OSError as e:
+                raise DataError(f"gen {kind}: cannot read {rel} (a path from the repository root): "
+                                f"{e.strerror}") from None
+            self.files[rel] = rows
+        rows = self.files[rel]
+        missing = [c for c in columns if not rows or c not in rows[0]]
+        if missing:
+            raise DataError(f"gen {kind}: {rel} has no rows or no column {', '.join(missing)}")
+        try:
+            for r in rows:
+                int(r["n"]), float(r["median_us"])
+        except (ValueError, TypeError):
+            raise DataError(f"gen {kind}: {rel}: a row whose n or median_us is not a number: {r}") from None
+        return rows
+
+    def bench(self, rel, kind):
+        rows = self.read(rel, BENCH_COLUMNS, kind)
+        return Bench(self.names.get(rel, rel), rows)
+
+    def bench_table(self, words):
+        """CSV ALGORITHM [copy=X] [cub=Y]: the run's line, then per n and type the time of ALGORITHM,
+        memcpy and CUB and the two ratios; bold where ALGORITHM's time is at most X times the copy's
+        and at most Y times CUB's."""
+        kind = "bench_table"
+        if len(words) < 2:
+            raise DataError(f"gen {kind} needs CSV ALGORITHM [copy=X] [cub=Y]")
+        b = self.bench(words[0], kind)
+        alg = words[1]
+        opts = options_of(words[2:], ("copy", "cub"), kind)
+        ns = b.need(alg, kind)
+        b.need(COPY_ALGORITHM, kind)
+        b.need(CUB_ALGORITHM, kind)
+        t_copy, t_cub = opts.get("copy"), opts.get("cub")
+        out = ["", "", f"`{b.rel}`: " + b.run_line((alg, COPY_ALGORITHM, CUB_ALGORITHM)) + ".", "",
+               f"Each cell: the time of `{alg}` / `{COPY_ALGORITHM}` / `{CUB_ALGORITHM}` (us), then `{alg}`'s "
+               f"time over the copy's and over CUB's"]
+        if t_copy is not None and t_cub is not None:
+            out[-1] += (f"; **bold**: within both targets (at most {t_copy:.2f}x the copy's time and "
+                        f"{t_cub:.2f}x CUB's)")
+        out[-1] += "."
+        out += ["", "| n | " + " | ".join(b.types) + " |", "| --- |" + " --- |" * len(b.types)]
+        for n in ns:
+            cells = []
+            for t in b.types:
+                k, c, u = b.us(alg, t, n), b.us(COPY_ALGORITHM, t, n), b.us(CUB_ALGORITHM, t, n)
+                if k is None or c is None or u is None:
+                    cells.append("-")
+                    continue
+                cell = (f"{k:.1f} / {c:.1f} / {u:.1f}: {ratio_text(k / c, t_copy)}x, "
+                        f"{ratio_text(k / u, t_cub)}x")
+                met = (t_copy is not None and t_cub is not None and k / c <= t_copy and k / u <= t_cub
+                       and b.by_key[(alg, t, n)].get("verified", "1").strip() == "1")
+                cells.append(f"**{cell}**" if met else cell)
+            out.append(f"| {n_text(n)} | " + " | ".join(cells) + " |")
+        return "\n".join(out) + "\n\n"
+
+    def bench_summary(self, words):
+        """CSV ALGORITHM copy=X cub=Y [at=N bandwidth=P% throughput=R [throughput_types=T,T]]: how many
+        pairs of n and type meet both targets, per type where they are met and by how much they are
+        missed elsewhere; with at=N the bandwidth (memcpy's time / ALGORITHM's) and the throughput
+        against CUB (CUB's time / ALGORITHM's) of every type at N, against targets P% and R."""
+        kind = "bench_summary"
+        if len(words) < 2:
+            raise DataError(f"gen {kind} needs CSV ALGORITHM copy=X cub=Y [at=N bandwidth=P% throughput=R]")
+        b = self.bench(words[0], kind)
+        alg = words[1]
+        rest = [w for w in words[2:] if not w.startswith(("at=", "throughput_types="))]
+        opts = options_of(rest, ("copy", "cub", "bandwidth", "throughput"), kind)
+        at = next((parse_n(w[3:], kind)[0] for w in words[2:] if w.startswith("at=")), None)
+        tp_types = next((w.split("=", 1)[1].split(",") for w in words[2:] if w.startswith("throughput_types=")), None)
+        if "copy" not in opts or "cub" not in opts:
+            raise DataError(f"gen {kind}: needs the targets copy=X and cub=Y (times over the copy's and CUB's)")
+        ns = b.need(alg, kind)
+        b.need(COPY_ALGORITHM, kind)
+        b.need(CUB_ALGORITHM, kind)
+        t_copy, t_cub = opts["copy"], opts["cub"]
+        out = [""]
+        if at is not None:
+            t_bw, t_tp = opts.get("bandwidth"), opts.get("throughput")
+            tp_types = tp_types or b.types
+            parts, met = [], True
+            for t in b.types:
+                k, c, u = b.us(alg, t, at), b.us(COPY_ALGORITHM, t, at), b.us(CUB_ALGORITHM, t, at)
+                if k is None or c is None or u is None:
+                    raise DataError(f"gen {kind}: {b.rel} has no {alg}, {COPY_ALGORITHM} or {CUB_ALGORITHM} "
+                                    f"time of {t} at n = {n_text(at)}")
+                bw, tp = 100 * c / k, u / k
+                met = met and (t_bw is None or bw >= t_bw) and (t_tp is None or t not in tp_types or tp >= t_tp)
+                parts.append(f"{t} {bw:.1f}% of the copy's bandwidth and {tp:.3f}x CUB's throughput" if not parts
+                             else f"{t} {bw:.1f}% and {tp:.3f}x")
+            targets = []
+            if t_bw is not None:
+                targets.append(f"{t_bw:g}% of the copy's bandwidth")
+            if t_tp is not None:
+                targets.append(f"{t_tp:.2f}x CUB's throughput" +
+                               ("" if set(tp_types) >= set(b.types) else
+                                f" for {', '.join(tp_types[:-1])} and {tp_types[-1]}" if len(tp_types) > 1 else
+                                f" for {tp_types[0]}"))
+            verdict = (": met" if met else ": not met") if targets else ""
+            out.append(f"- **n = {n_text(at)}{verdict}.** " + ", ".join(parts) + "." +
+                       (f" (Targets: {'; '.join(targets)}.)" if targets else ""))
+        met_pairs = total = 0
+        lines = []
+        for t in b.types:
+            met_ns, missed, over_copy, over_cub = [], {}, [], []
+            for n in ns:
+                k, c, u = b.us(alg, t, n), b.us(COPY_ALGORITHM, t, n), b.us(CUB_ALGORITHM, t, n)
+                if k is None or c is None or u is None:
+                    continue
+                total += 1
+                if k / c <= t_copy and k / u <= t_cub:
+                    met_ns.append(n)
+                    continue
+                missed[n] = (k / c, k / u)
+                if k / c > t_copy:
+                    over_copy.append(n)
+                if k / u > t_cub:
+                    over_cub.append(n)
+            met_pairs += len(met_ns)
+            line = f"  - {t}: met at {spans_text(met_ns, ns)}."
+            if missed:
+                def part(values, target, over, whose):
+                    text = f"{span_of(values, lambda r: ratio_text(r, target))}x {whose} time"
+                    if over and sorted(over) != sorted(missed):
+                        text += f" (over the target at {spans_text(over, ns)})"
+                    return text
+                line += (f" Not met at {spans_text(list(missed), ns)}: "
+                         + part([r[0] for r in missed.values()], t_copy, over_copy, "the copy's") + ", "
+                         + part([r[1] for r in missed.values()], t_cub, over_cub, "CUB's") + ".")
+            lines.append(line)
+        out.append(f"- **Every n from {n_text(ns[0])} to {n_text(ns[-1])} within {t_copy:.2f}x the copy's time "
+                   f"and {t_cub:.2f}x CUB's: {'met' if met_pairs == total else 'not met'}** ({met_pairs} of the "
+                   f"{total} pairs of n and type met).")
+        out += lines
+        return "\n".join(out) + "\n\n"
+
+    def bench_value(self, words):
+        """CSV ALGORITHM TYPE N[..N2] [OVER]: ALGORITHM's median time in us (over n from N to N2: the
+        smallest to the largest); with OVER, the time over OVER's ('0.983x')."""
+        kind = "bench_value"
+        if len(words) not in (4, 5):
+            raise DataError(f"gen {kind} needs CSV ALGORITHM TYPE N[..N2] [OVER]")
+        b = self.bench(words[0], kind)
+        alg, t = words[1], words[2]
+        lo, hi = parse_n(words[3], kind)
+        over = words[4] if len(words) == 5 else None
+        for a in (alg, over):
+            if a:
+                b.need(a, kind)
+        values = []
+        for n in sorted({n for _, _, n in b.by_key if lo <= n <= hi}):
+            k = b.us(alg, t, n)
+            o = b.us(over, t, n) if over else 1.0
+            if k is not None and o is not None:
+                values.append(k / o)
+        if not values:
+            raise DataError(f"gen {kind}: {b.rel} has no time of {alg} ({t}) at n = {words[3]}")
+        if over:
+            return span_of(values, lambda r: f"{r:.3f}", "x")
+        return span_of(values, lambda v: f"{v:.2f}")
+
+    def roles(self, rel, kind):
+        rows = self.read(rel, ROLES_COLUMNS, kind)
+        return {(int(r["n"]), r["what"]): r for r in rows}, sorted({int(r["n"]) for r in rows})
+
+    def roles_table(self, words):
+        """CSV [WHAT ...]: per n the tiles and the median of each stamp (default ROLE_STAMPS)."""
+        kind = "roles_table"
+        if not words:
+            raise DataError(f"gen {kind} needs CSV [WHAT ...]")
+        by, ns = self.roles(words[0], kind)
+        # (the default stamps that the CSV has: a run of one-tile launches only has no copy stamps)
+        cols = words[1:] or [w for w in ROLE_STAMPS if any(what == w for _, what in by)]
+        unknown = [w for w in cols if not any(what == w for _, what in by)]
+        if unknown:
+            raise DataError(f"gen {kind}: {words[0]} has no stamp {', '.join(unknown)}")
+        out = ["", "", f"`{self.names.get(words[0], words[0])}` (the median over the tiles of each stamp, in us "
+               f"since the tile's block started; the file also has the largest and the differences):", "",
+               "| n | tiles | " + " | ".join(w.replace("_", " ") for w in cols) + " |",
+               "| --- | ---: |" + " ---: |" * len(cols)]
+        for n in ns:
+            tiles = next(r["tiles"] for (m, _), r in by.items() if m == n)
+            cells = [f"{float(by[(n, w)]['median_us']):.2f}" if (n, w) in by else "-" for w in cols]
+            out.append(f"| {n_text(n)} | {tiles} | " + " | ".join(cells) + " |")
+        return "\n".join(out) + "\n\n"
+
+    def roles_value(self, words):
+        """CSV WHAT N[..N2] [max]: the median (or the largest) of stamp WHAT in us, over n from N to N2
+        the smallest to the largest of them."""
+        kind = "roles_value"
+        if len(words) not in (3, 4) or (len(words) == 4 and words[3] not in ("median", "max")):
+            raise DataError(f"gen {kind} needs CSV WHAT N[..N2] [median|max]")
+        by, ns = self.roles(words[0], kind)
+        lo, hi = parse_n(words[2], kind)
+        field = "max_us" if len(words) == 4 and words[3] == "max" else "median_us"
+        values = [float(by[(n, words[1])][field]) for n in ns if lo <= n <= hi and (n, words[1]) in by]
+        if not values:
+            raise DataError(f"gen {kind}: {words[0]} has no stamp {words[1]} at n = {words[2]}")
+        return span_of(values, lambda v: f"{v:.2f}")
+
+
 class Expander:
     def __init__(self, root, generated, figures, exercises, sections, committed=False):
         self.root, self.generated, self.figures = root, generated, figures
@@ -172,6 +565,7 @@ class Expander:
         self.exercises, self.sections = exercises, sections
         self.problems = Problems()
         self.counts = {}
+        self.measurements = Measurements(root)
 
     def run_rows(self, sid, where):
         if sid not in self.counts:
@@ -313,6 +707,13 @@ class Expander:
                 new, err = self.nav(section, for_page)
             elif kind == "sections":
                 new, err = self.section_table()
+            elif kind in MEASUREMENT_KINDS:
+                try:
+                    new, err = getattr(self.measurements, kind)(rest), None
+                except DataError as e:
+                    # The CSV is committed, so no build lacks it: always an error.
+                    self.problems.add(where, str(e), error=True)
+                    new, err = match.group(2), None
             else:
                 new, err = None, f"unknown directive 'gen {match.group(1)}'"
             if err and self.committed and kind in ("counts", "value", "work", "examples", "trace"):
@@ -323,8 +724,10 @@ class Expander:
             if for_page:
                 return new
             return f"<!-- gen {match.group(1)} -->{new}<!-- /gen -->"
+        self.measurements.names = dict(CSV_NAME.findall(text))
         text = GEN.sub(gen, text)
         if for_page:
+            text = CSV_NAME.sub("", text)
             text = FIGURE.sub(lambda m: self.figure(m.group(1), m.group(2), where), text)
         return text
 
@@ -386,9 +789,9 @@ def main(argv=None):
     p.add_argument("--figures", default="", help="folder of the drawn figures")
     p.add_argument("--exercises", action="store_true", help="show the stubs of exercises/ in the pages")
     p.add_argument("--strict", action="store_true", help="any problem is an error")
-    p.add_argument("--update", action="store_true", help="rewrite the generated parts of the READMEs")
+    p.add_argument("--update", action="store_true", help="rewrite the generated parts of the READMEs and docs/pages")
     p.add_argument("--check", action="store_true",
-                   help="a README whose generated parts are out of date is an error (else a warning)")
+                   help="a README or page whose generated parts are out of date is an error (else a warning)")
     p.add_argument("--committed", action="store_true",
                    help="this build made no runs (no cpu backend, or the docs of the stubs): keep the READMEs' "
                         "copies of counts and traces, and leave out the figures drawn from runs")
@@ -411,25 +814,25 @@ def main(argv=None):
             text = f.read()
         fresh = ex.expand(text, section, where, False)
         if a.update:
-            if fresh != text and section:
+            if fresh != text:
                 with open(path, "w", encoding="utf-8") as f:
                     f.write(fresh)
                 print(f"{PROG}: updated {where}")
-        elif fresh != text and not a.committed and section:
-            stale.append(where)  # (docs/pages/ are the site's own sources: their copies are not read)
+        elif fresh != text and not a.committed:
+            stale.append(where)  # (a README or a page of docs/pages/: both keep copies)
         if a.out:
             name = f"section_{section['folder']}.md" if section else os.path.basename(path)
             with open(os.path.join(a.out, name), "w", encoding="utf-8") as f:
                 f.write(page_text(text, section, ex, where) if section else ex.expand(text, None, where, True))
     for item in ex.problems.items:
-        print(f"{PROG}: {'error' if a.strict else 'warning'}: {item}", file=sys.stderr)
+        print(f"{PROG}: {'error' if a.strict or item in ex.problems.errors else 'warning'}: {item}", file=sys.stderr)
     # A README whose copy of the code or the counts is older than the code: its page is right (made
     # from the code), the Git host's text is not. An error only with --check (ctest docs.readmes).
     for where in stale:
         print(f"{PROG}: {'error' if a.check else 'warning'}: {where}: its generated parts differ from what the "
               f"code and the runs give now; to refresh them: python3 docs/make_pages.py --root . "
               f"--generated {a.generated} --update", file=sys.stderr)
-    return 1 if (a.strict and ex.problems.items) or (a.check and stale) else 0
+    return 1 if (a.strict and ex.problems.items) or ex.problems.errors or (a.check and stale) else 0
 
 
 if __name__ == "__main__":

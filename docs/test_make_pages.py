@@ -3,7 +3,8 @@
 page gets the code cut from the kernel (without the TODO markers, comments wrapped), the counts of
 the run, the figure and the previous/next links; a README out of date is found (--check) and
 refreshed (--update); a figure that was not drawn and an anchor that matches nothing are errors
-with --strict."""
+with --strict. Then the tables and numbers generated from measurement CSVs (bench_table, bench_summary,
+bench_value, roles_table, roles_value) on a tiny CSV: run with python3 docs/test_make_pages.py."""
 import json
 import os
 import subprocess
@@ -29,6 +30,85 @@ def write(path, text):
 def run(root, gen, *args):
     return subprocess.run([sys.executable, os.path.join(HERE, "make_pages.py"), "--root", root, "--generated", gen,
                            *args], capture_output=True, text=True, timeout=60)
+
+
+HEAD = "device,cuda_version,driver,sm_clock_mhz,mem_clock_mhz,date,algorithm,type,n,median_us,verified,reps,timing\n"
+
+
+def bench_row(alg, type_, n, us):
+    return f"GPU X,13.0,13.0,1980,2619,2026-01-01T00:00:00Z,{alg},{type_},{n},{us},1,20,events_l2_flushed\n"
+
+
+def measurements():
+    """The gen kinds that read committed CSVs: bench_table (bold exactly where both targets are met),
+    bench_summary, bench_value, roles_table, roles_value; a missing CSV or algorithm is one error line."""
+    with tempfile.TemporaryDirectory(prefix="scanlab_csv_") as tmp:
+        root, gen = os.path.join(tmp, "repo"), os.path.join(tmp, "gen")
+        write(f"{root}/chapters/sections.txt", "11_1_first   First section\n")
+        write(f"{root}/chapters/11_1_first/README.md", "# 11.1 First\n")
+        os.makedirs(gen)
+        # n = 1024: both targets met (1.2x the copy, 0.5x CUB); 2048: over the copy's (1.5x);
+        # 4096: over CUB's (0.99x), which two decimals would show as 0.99 > 0.98; 8192: 1.30x and 0.98x
+        # exactly (met: the targets are "at most").
+        rows = [("k", 1024, 1.2), ("memcpy", 1024, 1.0), ("cub_inclusive_sum", 1024, 2.4),
+                ("k", 2048, 3.0), ("memcpy", 2048, 2.0), ("cub_inclusive_sum", 2048, 6.0),
+                ("k", 4096, 9.83), ("memcpy", 4096, 9.0), ("cub_inclusive_sum", 4096, 10.0),
+                ("k", 8192, 13.0), ("memcpy", 8192, 10.0), ("cub_inclusive_sum", 8192, 13.0 / 0.98),
+                ("other", 1024, 5.0)]
+        write(f"{root}/data/b.csv", HEAD + "".join(bench_row(a, "int32", n, us) for a, n, us in rows))
+        write(f"{root}/data/r.csv", "n,tiles,what,median_us,max_us\n1024,1,scan_start,1.000,1.1\n"
+              "1024,1,stored,1.647,1.7\n4096,4,copy_started,1.300,1.4\n4096,4,scan_start,1.900,2.0\n"
+              "4096,4,stored,3.100,3.3\n")
+        page = f"{root}/docs/pages/p.md"
+        write(page, "p {#p}\n===\n\n<!-- csv b = data/b.csv -->\n"
+              "<!-- gen bench_table b k copy=1.30 cub=0.98 --><!-- /gen -->\n\n"
+              "<!-- gen bench_summary b k copy=1.30 cub=0.98 at=1024 bandwidth=80% throughput=1.5 --><!-- /gen -->\n\n"
+              "Took <!-- gen bench_value data/b.csv k int32 2048 --><!-- /gen --> us, "
+              "<!-- gen bench_value b k int32 4096 cub_inclusive_sum --><!-- /gen --> CUB's time.\n\n"
+              "<!-- gen roles_table data/r.csv --><!-- /gen -->\n\n"
+              "Stored at <!-- gen roles_value data/r.csv stored 1024..4096 --><!-- /gen --> us.\n")
+        r = run(root, gen, "--check")
+        check(r.returncode == 1 and "docs/pages/p.md" in r.stderr, "--check finds a page's CSV copies out of date")
+        r = run(root, gen, "--update")
+        check(r.returncode == 0, f"--update refreshes the page ({r.stderr.strip()})")
+        text = open(page, encoding="utf-8").read()
+        check("`data/b.csv`: GPU X, CUDA 13.0 (the driver's: 13.0), SM clock 1980 MHz, memory clock 2619 MHz, "
+              "2026-01-01T00:00:00Z; each time the median of 20 launches (CUDA events, L2 emptied before each "
+              "launch); every result verified against the CPU." in text, "the run's line from the CSV's columns")
+        table = ["| n | int32 |", "| --- | --- |",
+                 "| 2^10 | **1.2 / 1.0 / 2.4: 1.20x, 0.50x** |",
+                 "| 2^11 | 3.0 / 2.0 / 6.0: 1.50x, 0.50x |",
+                 "| 2^12 | 9.8 / 9.0 / 10.0: 1.09x, 0.983x |",
+                 "| 2^13 | **13.0 / 10.0 / 13.3: 1.30x, 0.98x** |"]
+        check("\n".join(table) in text, "the table, bold exactly where both targets are met")
+        check("- **n = 2^10: met.** int32 83.3% of the copy's bandwidth and 2.000x CUB's throughput. "
+              "(Targets: 80% of the copy's bandwidth; 1.50x CUB's throughput.)" in text, "the summary at one n")
+        check("within 1.30x the copy's time and 0.98x CUB's: not met** (2 of the 4 pairs of n and type met)" in text
+              and "  - int32: met at 2^10 and 2^13. Not met at 2^11 and 2^12: 1.09 to 1.50x the copy's time (over "
+              "the target at 2^11), 0.50 to 0.983x CUB's time (over the target at 2^12)." in text,
+              "the summary counts the pairs met and says where and by how much the others miss")
+        check("Took <!-- gen bench_value data/b.csv k int32 2048 -->3.00<!-- /gen --> us" in text
+              and "-->0.983x<!-- /gen --> CUB's time" in text, "bench_value: a time and a ratio")
+        check("| n | tiles | copy started | scan start | stored |" in text and "| 2^10 | 1 | - | 1.00 | 1.65 |" in text
+              and "| 2^12 | 4 | 1.30 | 1.90 | 3.10 |" in text, "the roles table (the stamps the CSV has, in order)")
+        check("-->1.65 to 3.10<!-- /gen --> us." in text, "roles_value over a range of n")
+        r = run(root, gen, "--check")
+        check(r.returncode == 0, "after --update, --check passes for the page")
+        r = run(root, gen, "--committed", "--out", os.path.join(tmp, "out"))
+        shown = open(os.path.join(tmp, "out", "p.md"), encoding="utf-8").read()
+        check(r.returncode == 0 and "<!--" not in shown and "| 2^10 | **1.2" in shown,
+              "the page shows the tables, without the comments")
+
+        write(page, "p {#p}\n===\n\n<!-- gen bench_table data/gone.csv k --><!-- /gen -->\n")
+        r = run(root, gen, "--check")
+        lines = [x for x in r.stderr.splitlines() if x.strip()]
+        check(r.returncode == 1 and len(lines) == 1 and "error:" in lines[0] and "data/gone.csv" in lines[0],
+              f"a missing CSV is one error line ({r.stderr.strip()})")
+        write(page, "p {#p}\n===\n\n<!-- gen bench_table data/b.csv nope --><!-- /gen -->\n")
+        r = run(root, gen, "--committed")
+        lines = [x for x in r.stderr.splitlines() if x.strip()]
+        check(r.returncode == 1 and len(lines) == 1 and "error:" in lines[0] and "no algorithm 'nope'" in lines[0],
+              f"a missing algorithm is one error line ({r.stderr.strip()})")
 
 
 def main():
@@ -77,6 +157,7 @@ def main():
         write(f"{root}/solutions/11_2_second/k.cuh", "void f() {}\n")
         r = run(root, gen, "--out", out, "--figures", figs, "--strict")
         check(r.returncode == 1 and "no line holds" in r.stderr, "--strict: an anchor that matches nothing is an error")
+    measurements()
     print(f"{len(failures)} check(s) failed" if failures else "all make_pages checks passed")
     return 1 if failures else 0
 
