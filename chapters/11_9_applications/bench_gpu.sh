@@ -22,18 +22,11 @@ wants() { [[ " $STEPS " == *" $1 "* ]]; }
 status=0
 step() { printf '\n=== %s (%s)\n' "$1" "$(date -u +%H:%M:%S)"; }
 fail() { echo "FAILED: $1"; status=1; }
+source "$(dirname "${BASH_SOURCE[0]}")/../11_8_decoupled_lookback/bench/gpu_build.sh"
 apps=memcpy,cub_select_if,cub_partition_if,cub_inclusive_sum_by_key,11.9/
 
 step "configure and build (scanlab_bench, test_11_9_solution_cuda, test_11_8_solution_cuda; sm_90)"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader || true
-cmake --preset gpu -B "$BUILD" -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release \
-  -DSCANLAB_BUILD_EXERCISES=OFF -DSCANLAB_BUILD_MUTANTS=OFF >"$OUT/build.log" 2>&1 \
-  || { tail -30 "$OUT/build.log"; echo "configure failed"; exit 1; }
-if ! timeout 300 ninja -C "$BUILD" -j "$(nproc)" scanlab_bench test_11_9_solution_cuda test_11_8_solution_cuda >>"$OUT/build.log" 2>&1; then
-  grep -E "error|FAILED" "$OUT/build.log" | head -40
-  echo "build failed"; exit 1
-fi
-tail -1 "$OUT/build.log"
+gpu_build "$BUILD" 90 300 "$OUT/build.log" "$(nproc)" scanlab_bench test_11_9_solution_cuda test_11_8_solution_cuda
 bench="$BUILD/bin/scanlab_bench"
 
 if wants sweep; then

@@ -34,18 +34,12 @@ wants() { [[ " $STEPS " == *" $1 "* ]]; }
 status=0
 step() { printf '\n=== %s (%s)\n' "$1" "$(date -u +%H:%M:%S)"; }
 fail() { echo "FAILED: $1"; status=1; }
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_build.sh"
 
 step "configure and build (test_11_8_solution_cuda, scanlab_11_8, scanlab_bench, scanlab_persistent_roles; sm_${CUDA_ARCH:-90a})"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader || true
-cmake --preset gpu -B "$BUILD" -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90a}" -DCMAKE_BUILD_TYPE=Release \
-  -DSCANLAB_BUILD_EXERCISES=OFF -DSCANLAB_BUILD_MUTANTS=OFF >"$OUT/build.log" 2>&1 \
-  || { tail -30 "$OUT/build.log"; echo "configure failed"; exit 1; }
 TARGETS=${TARGETS:-test_11_8_solution_cuda scanlab_11_8 scanlab_bench scanlab_persistent_roles}
-if ! timeout 400 ninja -C "$BUILD" -j "$JOBS" $TARGETS >>"$OUT/build.log" 2>&1; then
-  grep -E "error|FAILED" "$OUT/build.log" | head -40
-  echo "build failed"; exit 1
-fi
-tail -1 "$OUT/build.log"
+# shellcheck disable=SC2086  # TARGETS: several names
+gpu_build "$BUILD" "${CUDA_ARCH:-90a}" 400 "$OUT/build.log" "$JOBS" $TARGETS
 bench="$BUILD/bin/scanlab_bench"
 
 if wants tests; then
