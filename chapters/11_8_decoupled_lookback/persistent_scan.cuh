@@ -14,11 +14,19 @@
 ///   - the REDUCER warp (warp Warps): as soon as a tile has landed, combines it in shared memory and
 ///     publishes its aggregate (so tiles queued in a ring never hold up other tiles' look-backs);
 ///   - the SCAN warps (warps 0 .. Warps-1): wait for a stage's `full` barrier, read the tile out of
-///     shared memory into registers, hand the stage back (its `empty` barrier; warp 0 once the
-///     reducer is done), scan the tile, look back (warp 0), publish its prefix, add and store.
+///     shared memory into registers, hand the stage back (its `empty` barrier), scan the tile, get
+///     its exclusive prefix, add and store;
+///   - the prefix comes from one of two places (a template parameter, chosen per shape by n):
+///       * scan warp 0 looks back itself, once the tile is scanned and the reducer is done with it;
+///       * LookBackWarp: a LOOK-BACK warp (warp Warps + 1) looks back as soon as the reducer is
+///         done with a tile and hands the prefix to the scan warps (the `prefixed` barriers). It runs
+///         ahead of the scan warps, on tiles still waiting in the ring, so the scan warps no longer
+///         wait out a look-back per tile. That pays where each block scans a few tiles (the middle
+///         sizes); at the largest sizes an early look-back finds fewer published prefixes among its
+///         predecessors and walks back further, and there scan warp 0's look-back is faster.
 ///
-/// So the next tiles' loads are in flight while the scan warps wait for a look-back: the memory system
-/// never waits for the slowest part of a tile. The first ticket and the first tile's copy leave before
+/// So the next tiles' loads are in flight while the scan warps wait for a look-back (or, with the
+/// look-back warp, while they work): the memory system never waits for the slowest part of a tile. The first ticket and the first tile's copy leave before
 /// the block's one barrier (thread 0 starts that copy once the mbarriers are set up). A scan of one
 /// tile takes the one-tile shape (Stages = 0): one block whose scan warps load, scan and store it.
 /// Everything the book-style kernel keeps is kept: tile numbers from a ticket counter (no deadlock,
@@ -30,6 +38,7 @@
 /// |-----------------------------------|-------------------------------------------|----------------------------------|
 /// | stage barriers `full`, `empty`    | `mbarrier` in shared memory               | a counter + phase bit, atomics   |
 /// | tile into a stage                 | `cp.async.bulk` (complete_tx on `full`)   | the producer warp copies it      |
+/// | stage barriers `reduced`, prefix barriers `prefixed` | `mbarrier`              | a counter + phase bit, atomics   |
 /// | scan warps among themselves       | named barrier `bar.sync 1, 32*Warps`      | a counter + phase bit, atomics   |
 /// The stages hold only what bulk copies wrote: whole 16-byte chunks below n, and nothing for a
 /// misaligned x. The warps read the rest of the last tile (and every tile of a misaligned x) from x
@@ -37,6 +46,8 @@
 /// stage or the stage's tile number with an ordinary store that only an mbarrier orders before
 /// another warp's read: compute-sanitizer racecheck does not count mbarrier arrive/wait as
 /// synchronisation and reports such pairs as hazards (an earlier version did both, for the tail tile).
+/// The same holds for the values the roles hand each other (a tile's aggregate, its prefix): shared
+/// atomics (share_value / shared_value).
 ///
 /// Contract: as decoupled_lookback.cuh (inclusive or exclusive, any n, in place allowed, any alignment;
 /// one workspace per stream at a time).
@@ -45,6 +56,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "block_tile.cuh"
 #include "scanlab/kernel.hpp"
@@ -57,19 +69,21 @@
 
 namespace lookback::pipeline {
 
-/// Scan warps, elements per thread and ring stages, tuned for sm_90 (H100) by the sweeps in
-/// plots/data/h100_persistent_sweep_2026-11-25.csv (all n) and h100_persistent_small_sweep_2026-11-25.csv
-/// (n <= 2^23, the one-tile shapes). A tile is 32 * kWarps * kItems elements: 32 KiB
-/// of 4-byte values in 3 stages (one block of 10 warps per SM), 16 KiB of 8-byte values in 4 stages
-/// (two blocks of 6 warps per SM).
+/// Scan warps, elements per thread, ring stages and the look-back warp, tuned for sm_90 (H100) by the
+/// sweeps in plots/data/h100_persistent_sweep_2026-11-25.csv (all n),
+/// h100_persistent_small_sweep_2026-11-25.csv (n <= 2^23, the one-tile shapes) and
+/// h100_lookback_warp_sweep_2026-11-26.csv (the large shapes with and without the look-back warp).
+/// A tile is 32 * kWarps * kItems elements: 32 KiB of 4-byte values, 16 KiB of 8-byte values, in 4
+/// stages (one block of 11 warps per SM; two blocks of 7 warps).
 /// Shapes picked by n (PersistentScan): a scan that fits one tile of the kSmall* warps and items, or
 /// else of the kSingle* ones, runs as one block that loads its tile itself (no ring, no tickets, no
 /// look-back: the one-tile shape, Stages = 0, below); scans of at most kSmallMaxBytes take the
 /// kSmall* shape (smaller tiles, so that more SMs share the work and a tile's chain of latencies is
-/// shorter); larger ones the k* shape.
+/// shorter; one tile per block, mostly, so scan warp 0 looks back: a look-back warp would only add a
+/// hand-over); larger ones the k* shape, with the look-back warp (each block scans several tiles).
 /// On the cpu backend a smaller block (2 scan warps, 2 stages): the same code, with fewer threads
 /// spinning on emulated barriers and smaller tiles for the tests' sizes; its small shape covers up to
-/// two of its tiles, so that the tests run every shape.
+/// two of its tiles, so that the tests run every shape and both ways to a tile's prefix.
 template <class T>
 struct PersistentTuning {
 #if defined(SCANLAB_BACKEND_CPU)
@@ -80,16 +94,20 @@ struct PersistentTuning {
   static constexpr int kSmallItems = sizeof(T) == 4 ? 8 : 4;
   static constexpr int kSmallStages = 2;
   static constexpr std::size_t kSmallMaxBytes = 2 * 32 * kWarps * kItems * sizeof(T);
+  static constexpr bool kLookBackWarp = true;
+  static constexpr bool kSmallLookBackWarp = false;
   static constexpr int kSingleWarps = 2;
   static constexpr int kSingleItems = sizeof(T) == 4 ? 16 : 8;
 #else
   static constexpr int kWarps = sizeof(T) == 4 ? 8 : 4;
   static constexpr int kItems = sizeof(T) == 4 ? 32 : 16;
-  static constexpr int kStages = sizeof(T) == 4 ? 3 : 4;
+  static constexpr int kStages = 4;
   static constexpr int kSmallWarps = 4;
   static constexpr int kSmallItems = sizeof(T) == 4 ? 16 : 8;
   static constexpr int kSmallStages = sizeof(T) == 4 ? 4 : 8;
   static constexpr std::size_t kSmallMaxBytes = std::size_t{1} << 20;
+  static constexpr bool kLookBackWarp = true;
+  static constexpr bool kSmallLookBackWarp = false;
   static constexpr int kSingleWarps = 8;
   static constexpr int kSingleItems = sizeof(T) == 4 ? 32 : 16;
 #endif
@@ -200,8 +218,8 @@ enum TraceEvent : int {
   kLanded,             // reducer: the tile is in shared memory
   kAggregatePublished, // reducer: its aggregate is out
   kScanStart,          // scan warp 0: the tile in hand (one tile: the kernel's start)
-  kLookBackStart,      // scan warp 0: the look-back starts (the tile is scanned)
-  kPrefixPublished,    // scan warp 0: the look-back is done
+  kLookBackStart,      // scan warp 0 or the look-back warp: the look-back starts
+  kPrefixPublished,    // scan warp 0 or the look-back warp: the look-back is done
   kStored,             // scan warp 0: its part of the tile is stored
   kTraceEvents
 };
@@ -227,6 +245,30 @@ __device__ unsigned long long* g_trace = nullptr;
 
 /// Tile number of a stage holding a wrongly guessed tile (see the producer): skip it.
 inline constexpr unsigned kSkipStage = 0xffffffffu;
+
+// ---- values one role hands another ----------------------------------------------------------------
+// A 4- or 8-byte value in a 64-bit shared word, written and read with atomics (racecheck does not
+// take the mbarrier that orders the write before the read as synchronisation; see above).
+
+/// Writes `value` into `slot` (one thread).
+template <class T>
+__device__ __forceinline__ void share_value(unsigned long long* slot, T value) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "a 4- or 8-byte value");
+  unsigned long long bits = 0;
+  std::memcpy(&bits, &value, sizeof(T));
+  atomicExch(slot, bits);
+}
+
+/// Reads the value in `slot`: lane 0 reads it, every lane of the warp gets it.
+template <class T>
+__device__ __forceinline__ T shared_value(unsigned long long* slot, unsigned lane) {
+  unsigned long long bits = 0;
+  if (lane == 0) bits = atomicAdd(slot, 0ull);
+  bits = __shfl_sync(lookback::kFullWarp, bits, 0);
+  T value;
+  std::memcpy(&value, &bits, sizeof(T));
+  return value;
+}
 
 // ---- the look-back -------------------------------------------------------------------------------
 
@@ -262,6 +304,13 @@ __device__ T look_back(const TileStatusArray& status, unsigned tile, Op op, unsi
 
 }  // namespace lookback::pipeline
 
+/// Warps of a block of persistent_scan_kernel: the scan warps, the reducer, the look-back warp if
+/// there is one, the producer.
+template <int Warps, bool LookBackWarp>
+constexpr int persistent_scan_block_warps() {
+  return Warps + (LookBackWarp ? 3 : 2);
+}
+
 /// Dynamic shared memory of persistent_scan_kernel: kStages tiles, plus one tile of exchange space
 /// (the scan warps' transposes).
 template <int Warps, int Items, int Stages, class T>
@@ -269,18 +318,19 @@ constexpr std::size_t persistent_scan_shared_bytes() {
   return static_cast<std::size_t>(Stages + 1) * Warps * 32 * Items * sizeof(T);
 }
 
-/// The persistent, warp-specialized scan: a grid of resident blocks of Warps + 2 warps, each
+/// The persistent, warp-specialized scan: a grid of resident blocks of persistent_scan_block_warps() warps, each
 /// block scanning tiles of 32 * Warps * Items elements until the ticket counter runs past `tiles`.
 /// Parameters as decoupled_lookback_scan_kernel's; `tiles` = ceil(n / tile). Dynamic shared memory:
 /// persistent_scan_shared_bytes<Warps, Items, Stages, T>().
 /// Stages == 0: the one-tile shape (tiles == 1, one block), no pipeline at all. The scan warps load
 /// the tile from x themselves (16-byte loads, all in flight at once), scan it and store it; the
-/// producer and the reducer have nothing to do, no ticket is taken and no status published. A small
+/// producer, the reducer and the look-back warp have nothing to do, no ticket is taken and no status
+/// published. A small
 /// scan then costs one load latency and one store, as a copy does, instead of a chain of handovers.
 /// (A compile-time choice: the run-time test alone made the compiler give the large shape 152
 /// registers instead of 64.)
-template <int Warps, int Items, int Stages, class T, class Op>
-__global__ void __launch_bounds__((Warps + 2) * 32)
+template <int Warps, int Items, int Stages, bool LookBackWarp, class T, class Op>
+__global__ void __launch_bounds__(persistent_scan_block_warps<Warps, LookBackWarp>() * 32)
     persistent_scan_kernel(const T* x, T* y, std::size_t n, Op op, bool exclusive, lookback::TileStatusArray status,
                            unsigned tiles, unsigned prefix_mask) {
   namespace lb = lookback;
@@ -293,19 +343,31 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
   static_assert(Stages >= 0 && Stages <= 16, "0 (one tile) to 16 stages");
   constexpr bool one_tile = Stages == 0;
   constexpr int kRing = one_tile ? 1 : Stages;  // (arrays of the one-tile shape: one, unused)
+  static_assert(!(one_tile && LookBackWarp), "one tile has no look-back");
+  constexpr int kLookBackWarp = Warps + 1;  // (with LookBackWarp)
+  constexpr int kProducerWarp = persistent_scan_block_warps<Warps, LookBackWarp>() - 1;
 
   lb::Chunk<T>* stage_data = scanlab::dynamic_shared<lb::Chunk<T>>();  // Stages tiles
   lb::Chunk<T>* exchange = stage_data + Stages * kTileChunks;         // one slice per scan warp
   __shared__ unsigned long long full[kRing];     // a tile has arrived in the stage
   __shared__ unsigned long long reduced[kRing];  // the reducer has published the tile's aggregate
-  __shared__ unsigned long long empty[kRing];    // every scan warp has read the stage
+  __shared__ unsigned long long empty[kRing];    // every scan warp (and the look-back warp) is done with the stage
+  // The look-back warp has the prefix of round r's tile: prefixed[r % kPrefixRing]. Twice the ring,
+  // because the scan warps hand a stage back before they take its prefix: the look-back warp may then
+  // be a whole ring of rounds ahead, but not two (that needs the stage of the round after this one).
+  constexpr int kPrefixRing = 2 * kRing;
+  __shared__ unsigned long long prefixed[kPrefixRing];
+  __shared__ unsigned long long stage_aggregate[kRing];   // the tile's aggregate (reducer -> look-back)
+  __shared__ unsigned long long prefix_value[kPrefixRing];  // the tile's exclusive prefix (-> scan warps)
   __shared__ unsigned long long scan_barrier;   // emulated named barrier (no TMA)
   // Which tile is in a stage (>= tiles: stop; kSkipStage: a wrong guess). Written and read with
   // atomics: racecheck does not take the mbarriers as ordering ordinary shared-memory accesses.
   __shared__ unsigned stage_tile[kRing];
-  __shared__ T warp_totals[Warps];
-  __shared__ T tile_exclusive;
-  scanlab::trace_shared("warp_totals", warp_totals, Warps);
+  // Each warp's total, for alternate rounds: a warp that runs ahead into the next round must not
+  // overwrite a total that a slower warp is still reading (they meet only at one barrier a round).
+  __shared__ T warp_totals[2][Warps];
+  __shared__ T tile_exclusive;  // (scan warp 0's look-back)
+  scanlab::trace_shared("warp_totals", warp_totals[0], Warps);
 
   SCANLAB_TRACE_BLOCK_START;
   const unsigned lane = threadIdx.x % 32;
@@ -346,7 +408,7 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
   // once it has set up the barriers, starts copying tile blockIdx.x, the producer's guess for its
   // first ticket (blocks mostly start in order); one tile: the scan warps load it.
   unsigned long long first_ticket = 0;
-  if (!one_tile && warp == Warps + 1 && lane == 0) first_ticket = lb::take_ticket(status, tiles + gridDim.x);
+  if (!one_tile && warp == kProducerWarp && lane == 0) first_ticket = lb::take_ticket(status, tiles + gridDim.x);
   lb::Chunk<T> first_chunks[C];
   if constexpr (one_tile) {
     if (warp < Warps) {  // this warp's part of the tile, straight from x
@@ -359,7 +421,10 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     for (int s = 0; s < Stages; ++s) {
       pl::barrier_init(&full[s], 1);         // the producer's one arrival (plus the copy's bytes)
       pl::barrier_init(&reduced[s], 1);      // the reducer's
-      pl::barrier_init(&empty[s], Warps);    // lane 0 of every scan warp
+      pl::barrier_init(&empty[s], Warps + (LookBackWarp ? 1 : 0));  // lane 0 of each scan warp (and the look-back warp)
+    }
+    if constexpr (LookBackWarp) {
+      for (int r = 0; r < kPrefixRing; ++r) pl::barrier_init(&prefixed[r], 1);  // the look-back warp's
     }
     pl::barrier_init(&scan_barrier, Warps * 32);
     if constexpr (!one_tile) {  // (one tile: no mbarrier, so no fence)
@@ -384,9 +449,9 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     return chunk;
   };
 
-  if (warp >= Warps && one_tile) return;  // no producer or reducer for one tile
+  if (warp >= Warps && one_tile) return;  // no producer, reducer or look-back for one tile
 
-  if (warp == Warps + 1) {
+  if (warp == kProducerWarp) {
     // ---- producer: tickets and copies, up to Stages tiles ahead of the scan warps -----------------
     // Every block stops at its first ticket >= tiles, so a launch hands out tiles + gridDim.x tickets
     // (lookback::take_ticket rewinds the counter at the last one). Lane 0 takes the tickets; the warp
@@ -489,12 +554,43 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
           }
 #endif
         }
-        if (lane == 0) lb::publish_status(status, tile, tile == 0 ? lb::kPrefix : lb::kAggregate, total);
+        if (lane == 0) {
+          lb::publish_status(status, tile, tile == 0 ? lb::kPrefix : lb::kAggregate, total);
+          if constexpr (LookBackWarp) pl::share_value(&stage_aggregate[s], total);
+        }
         SCANLAB_TRACE(tile, pl::kAggregatePublished);
       }
       __syncwarp();
       if (lane == 0) pl::barrier_arrive(&reduced[s]);
       if (tile >= tiles && tile != pl::kSkipStage) return;
+    }
+  }
+
+  if (LookBackWarp && warp == kLookBackWarp) {
+    // ---- look-back: each tile's prefix, as soon as the reducer has published the tile's aggregate ----
+    // (Not when the scan warps get to the tile: a look-back is a round trip to L2 or more, which the
+    // scan warps would otherwise wait out for every tile. The stage goes back once the tile number and
+    // the aggregate are read; the prefix goes to the scan warps through prefix_value.)
+    for (unsigned round = 0;; ++round) {
+      const unsigned s = round % kRing;
+      pl::barrier_wait(&reduced[s], (round / kRing) & 1u);
+      const unsigned tile = stage_tile_number(s);
+      const T aggregate = tile < tiles ? pl::shared_value<T>(&stage_aggregate[s], lane) : Op::identity();
+      __syncwarp();
+      if (lane == 0) pl::barrier_arrive(&empty[s]);
+      if (tile >= tiles && tile != pl::kSkipStage) return;
+      if (tile != pl::kSkipStage) {
+        SCANLAB_TRACE(tile, pl::kLookBackStart);
+        T prefix = Op::identity();
+        if (tile != 0) {
+          prefix = pl::look_back<T>(status, tile, op, lane);
+          if (lane == 0 && (tile & prefix_mask) == 0) lb::publish_status(status, tile, lb::kPrefix, op(prefix, aggregate));
+        }
+        if (lane == 0) pl::share_value(&prefix_value[round % kPrefixRing], prefix);
+        SCANLAB_TRACE(tile, pl::kPrefixPublished);
+      }
+      __syncwarp();
+      if (lane == 0) pl::barrier_arrive(&prefixed[round % kPrefixRing]);  // (a skipped stage too: one phase a round)
     }
   }
 
@@ -508,8 +604,9 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     if (one_tile && round == 1) return;
     if (!one_tile) pl::barrier_wait(&full[s], parity);
     const unsigned tile = one_tile ? 0 : stage_tile_number(s);
-    if (tile == pl::kSkipStage) {  // hand the stage back (warp 0 once the reducer is done with it too)
-      if (warp == 0) pl::barrier_wait(&reduced[s], parity);
+    if (tile == pl::kSkipStage) {  // hand the stage back (without the look-back warp: warp 0 once the
+                                   // reducer is done with it too)
+      if (!LookBackWarp && warp == 0) pl::barrier_wait(&reduced[s], parity);
       __syncwarp();
       if (lane == 0) pl::barrier_arrive(&empty[s]);
       continue;
@@ -531,9 +628,9 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
       SCANLAB_UNROLL for (int v = 0; v < C; ++v) chunks[v] = chunk_at(src, tile, count, k0 + v * 32);
     }
     __syncwarp();
-    // Warp 0 hands the stage back only after the reducer is done with it (step 3), so that it waits
-    // on each phase of `reduced` while that phase is the latest.
-    if (lane == 0 && warp != 0 && !one_tile) pl::barrier_arrive(&empty[s]);
+    // Without the look-back warp, warp 0 hands the stage back only after the reducer is done with it
+    // (step 3), so that it waits on each phase of `reduced` while that phase is the latest.
+    if (lane == 0 && !one_tile && (LookBackWarp || warp != 0)) pl::barrier_arrive(&empty[s]);
     T items[Items];
     lb::striped_to_blocked<Items>(chunks, slice, lane, items);
 
@@ -542,37 +639,48 @@ __global__ void __launch_bounds__((Warps + 2) * 32)
     SCANLAB_UNROLL for (int i = 1; i < Items; ++i) thread_total = op(thread_total, items[i]);
     const T warp_inclusive = lb::warp_inclusive_scan(thread_total, op, lane);
     const T lower_lane = __shfl_up_sync(lb::kFullWarp, warp_inclusive, 1);
-    if (lane == 31) warp_totals[warp] = warp_inclusive;
+    T* const totals = warp_totals[round & 1u];
+    if (lane == 31) totals[warp] = warp_inclusive;
     pl::scan_warps_sync(Warps * 32, &scan_barrier, sync_parity);
-    T tile_aggregate = warp_totals[0];
+    T tile_aggregate = totals[0];
     T warp_prefix = Op::identity();
     SCANLAB_UNROLL for (int w = 1; w < Warps; ++w) {
       if (w == static_cast<int>(warp)) warp_prefix = tile_aggregate;
-      tile_aggregate = op(tile_aggregate, warp_totals[w]);
+      tile_aggregate = op(tile_aggregate, totals[w]);
     }
 
-    // 3. Look back (warp 0; the reducer has published the aggregate, and tile 0's prefix), publish
-    //    the prefix.
-    if (warp == 0) {
-      if (!one_tile) {
-        pl::barrier_wait(&reduced[s], parity);  // the aggregate is out: our prefix must come after it
-        if (lane == 0) pl::barrier_arrive(&empty[s]);
-      }
-      SCANLAB_TRACE(tile, pl::kLookBackStart);
-      T prefix = Op::identity();
-      if (tile != 0) {
-        prefix = pl::look_back<T>(status, tile, op, lane);
-        if (lane == 0 && (tile & prefix_mask) == 0) {
-          lb::publish_status(status, tile, lb::kPrefix, op(prefix, tile_aggregate));
+    // 3. The tile's exclusive prefix.
+    T prefix = Op::identity();
+    if constexpr (LookBackWarp) {
+      // From the look-back warp, which has mostly found it while the tile waited in the ring.
+      (void)tile_aggregate;
+      const unsigned p = round % kPrefixRing;
+      pl::barrier_wait(&prefixed[p], (round / kPrefixRing) & 1u);
+      prefix = pl::shared_value<T>(&prefix_value[p], lane);
+    } else {
+      // Warp 0 looks back (the reducer has published the aggregate, and tile 0's prefix), publishes
+      // the prefix; the other scan warps wait for it at the barrier.
+      if (warp == 0) {
+        if (!one_tile) {
+          pl::barrier_wait(&reduced[s], parity);  // the aggregate is out: our prefix must come after it
+          if (lane == 0) pl::barrier_arrive(&empty[s]);
         }
+        SCANLAB_TRACE(tile, pl::kLookBackStart);
+        if (tile != 0) {
+          prefix = pl::look_back<T>(status, tile, op, lane);
+          if (lane == 0 && (tile & prefix_mask) == 0) {
+            lb::publish_status(status, tile, lb::kPrefix, op(prefix, tile_aggregate));
+          }
+        }
+        if (lane == 0) tile_exclusive = prefix;
+        SCANLAB_TRACE(tile, pl::kPrefixPublished);
       }
-      if (lane == 0) tile_exclusive = prefix;
-      SCANLAB_TRACE(tile, pl::kPrefixPublished);
+      pl::scan_warps_sync(Warps * 32, &scan_barrier, sync_parity);
+      prefix = tile_exclusive;
     }
-    pl::scan_warps_sync(Warps * 32, &scan_barrier, sync_parity);
 
     // 4. Each thread's items scanned after its exclusive prefix, the tile stored (16-byte stores).
-    lb::scan_thread_items(items, tile_exclusive, warp_prefix, lower_lane, lane, op, exclusive);
+    lb::scan_thread_items(items, prefix, warp_prefix, lower_lane, lane, op, exclusive);
     const std::size_t first = static_cast<std::size_t>(tile) * kTile + warp * 32 * Items;
     const bool vector_ok = aligned && first + 32 * Items <= n;  // this warp's part of the tile is whole
     lb::store_warp_blocked<Items>(y, first, n, vector_ok, slice, lane, items);

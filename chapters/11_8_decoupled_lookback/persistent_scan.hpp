@@ -16,12 +16,13 @@
 
 namespace scanlab::s11_8 {
 
-/// One shape of the kernel (scan warps, items per thread, stages; 0 stages: the one-tile shape): its tile, block, shared memory and how many of its blocks fit on the GPU at once.
-template <class T, class Op, int Warps, int Items, int Stages>
+/// One shape of the kernel (scan warps, items per thread, stages; 0 stages: the one-tile shape; with or
+/// without the look-back warp): its tile, block, shared memory and how many of its blocks fit on the GPU at once.
+template <class T, class Op, int Warps, int Items, int Stages, bool LookBackWarp = false>
 struct PersistentShape {
   static constexpr std::size_t kTile = static_cast<std::size_t>(Warps) * 32 * Items;
-  static constexpr unsigned kThreads = (Warps + 2) * 32;  // scan warps, the reducer, the producer
-  static constexpr auto kernel() { return persistent_scan_kernel<Warps, Items, Stages, T, Op>; }
+  static constexpr unsigned kThreads = persistent_scan_block_warps<Warps, LookBackWarp>() * 32;
+  static constexpr auto kernel() { return persistent_scan_kernel<Warps, Items, Stages, LookBackWarp, T, Op>; }
   static constexpr std::size_t kSharedBytes = persistent_scan_shared_bytes<Warps, Items, Stages, T>();
 
   /// Blocks that fit at once (on a GPU: SMs x blocks per SM; the emulator: a few).
@@ -41,20 +42,23 @@ struct PersistentShape {
   }
 };
 
-/// `Scan<T, Op>` for run_scan: scan warps per block, items per thread and ring stages as template
-/// parameters (default: the sm_90 tuning). The tuned shape picks one of four shapes by n: one tile
-/// of the small shape's warps and items, without a pipeline (the smallest scans: a small block is
-/// the quickest to start); one tile of the kSingle* warps and items; the small shape (up to
-/// PersistentTuning::kSmallMaxBytes); the shape itself. Any other shape (the benchmark's sweep) runs
-/// as one tile of its own warps and items when n fits one, else as itself.
+/// `Scan<T, Op>` for run_scan: scan warps per block, items per thread, ring stages and the look-back
+/// warp (LookBack 1: with, 0: without, -1: as tuned) as template parameters (default: the sm_90
+/// tuning). The tuned shape picks one of four shapes by n: one tile of the small shape's warps and
+/// items, without a pipeline (the smallest scans: a small block is the quickest to start); one tile
+/// of the kSingle* warps and items; the small shape (up to PersistentTuning::kSmallMaxBytes); the
+/// shape itself. Any other shape (the benchmark's sweep) runs as one tile of its own warps and items
+/// when n fits one, else as itself.
 template <class T, class Op, int Warps = lookback::pipeline::PersistentTuning<T>::kWarps,
           int Items = lookback::pipeline::PersistentTuning<T>::kItems,
-          int Stages = lookback::pipeline::PersistentTuning<T>::kStages>
+          int Stages = lookback::pipeline::PersistentTuning<T>::kStages, int LookBack = -1>
 class PersistentScan {
   using Tuning = lookback::pipeline::PersistentTuning<T>;
-  using Large = PersistentShape<T, Op, Warps, Items, Stages>;
-  using Small = PersistentShape<T, Op, Tuning::kSmallWarps, Tuning::kSmallItems, Tuning::kSmallStages>;
-  static constexpr bool kTuned = Warps == Tuning::kWarps && Items == Tuning::kItems && Stages == Tuning::kStages;
+  static constexpr bool kTuned =
+      Warps == Tuning::kWarps && Items == Tuning::kItems && Stages == Tuning::kStages && LookBack == -1;
+  using Large = PersistentShape<T, Op, Warps, Items, Stages, LookBack == -1 ? Tuning::kLookBackWarp : LookBack == 1>;
+  using Small = PersistentShape<T, Op, Tuning::kSmallWarps, Tuning::kSmallItems, Tuning::kSmallStages,
+                                Tuning::kSmallLookBackWarp>;
   using Single =
       PersistentShape<T, Op, kTuned ? Tuning::kSingleWarps : Warps, kTuned ? Tuning::kSingleItems : Items, 0>;
   using SmallSingle = PersistentShape<T, Op, Tuning::kSmallWarps, Tuning::kSmallItems, 0>;

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Draws docs/images/persistent_timeline.png (the figure of docs/pages/11_8_persistent.md): the roles of the warps of one block of the persistent pipelined scan
-(persistent_scan.cuh) over time, 3 stages. A schematic (not measured): each bar is what a role does for
-one tile; the arrows of the kernel are its barriers (full, reduced, empty, the scan warps' own).
+(persistent_scan.cuh, the large shape: with the look-back warp) over time, 3 stages. A schematic (not
+measured): each bar is what a role does for one tile; the arrows of the kernel are its barriers (full,
+reduced, empty, prefixed, the scan warps' own).
 Usage: python3 persistent_timeline.py [OUT.png]   (default: docs/images/persistent_timeline.png)"""
 import os
 import sys
@@ -15,7 +16,7 @@ STAGES = 3
 TILES = 7
 colors = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1"]
 rows = {"producer warp\n(ticket + bulk copy)": 3, "reducer warp\n(aggregate out)": 2,
-        "scan warps\n(block scan, store)": 1, "scan warp 0\n(look-back)": 0}
+        "look-back warp\n(prefix out)": 1, "scan warps\n(block scan, store)": 0}
 fig, ax = plt.subplots(figsize=(10, 3.6))
 copy, reduce_, scan, look = 3.0, 1.0, 1.6, 1.2
 land = []       # when tile k has landed in its stage
@@ -23,6 +24,7 @@ scan_end = []   # when the scan warps are done with tile k (stage k % STAGES is 
 t_prod = 0.0
 t_red = 0.0
 t_scan = 0.0
+t_look = 0.0
 for k in range(TILES):
     c = colors[k % len(colors)]
     free = scan_end[k - STAGES] if k >= STAGES else 0.0  # the stage is handed back (empty)
@@ -37,21 +39,23 @@ for k in range(TILES):
     ax.broken_barh([(r0, reduce_)], (2 - 0.35, 0.7), color=c)
     ax.text(r0 + reduce_ / 2, 2, f"A{k}", ha="center", va="center", fontsize=7, color="white")
     t_red = r0 + reduce_
+    l0 = max(t_look, r0 + reduce_)  # the look-back warp: as soon as the aggregate is out
+    ax.broken_barh([(l0, look)], (1 - 0.35, 0.7), color=c, hatch="//", alpha=0.8)
+    ax.text(l0 + look / 2, 1, f"P{k}", ha="center", va="center", fontsize=7)
+    t_look = l0 + look
     s0 = max(t_scan, land[k])
-    ax.broken_barh([(s0, scan / 2)], (1 - 0.35, 0.7), color=c)
-    l0 = max(s0 + scan / 2, r0 + reduce_)
-    ax.broken_barh([(l0, look)], (0 - 0.35, 0.7), color=c, hatch="//", alpha=0.8)
-    ax.text(l0 + look / 2, 0, f"P{k}", ha="center", va="center", fontsize=7)
-    ax.broken_barh([(l0 + look, scan / 2)], (1 - 0.35, 0.7), color=c)
-    t_scan = l0 + look + scan / 2
-    scan_end.append(max(s0 + 0.3, r0 + reduce_))  # read into registers and reduced: stage free
+    ax.broken_barh([(s0, scan / 2)], (0 - 0.35, 0.7), color=c)
+    a0 = max(s0 + scan / 2, t_look)  # add the prefix and store, once it is there
+    ax.broken_barh([(a0, scan / 2)], (0 - 0.35, 0.7), color=c)
+    t_scan = a0 + scan / 2
+    scan_end.append(max(s0 + 0.3, r0 + reduce_))  # read into registers, and read by the look-back warp: stage free
 ax.set_yticks(list(rows.values()))
 ax.set_yticklabels(list(rows.keys()), fontsize=8)
 ax.set_xlabel("time (schematic)")
 ax.set_xticks([])
 ax.set_title(f"One block of the persistent pipelined scan ({STAGES} stages, schematic): bulk copies run ahead;\n"
-             "the reducer publishes each aggregate (A) as soon as its tile lands; scan warp 0 looks back and "
-             "publishes the prefix (P)", fontsize=9)
+             "the reducer publishes each aggregate (A) as soon as its tile lands; the look-back warp then finds "
+             "the prefix (P)\nwhile the scan warps work on earlier tiles", fontsize=9)
 fig.tight_layout()
 default = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "images", "persistent_timeline.png")
 fig.savefig(sys.argv[1] if len(sys.argv) > 1 else default, dpi=110)

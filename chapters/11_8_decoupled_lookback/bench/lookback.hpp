@@ -51,14 +51,16 @@ void add_shapes(Contenders& list, unsigned spin_ns) {
 }
 
 /// The persistent pipelined kernel (persistent_scan.cuh): "persistent", or with --sweep
-/// "persistent_<warps>w<items>i<stages>s" for the other shapes.
-template <class T, int Warps, int Items, int Stages>
+/// "persistent_<warps>w<items>i<stages>s" for the other shapes (scan warp 0 looks back), with "_lbw"
+/// for a shape with the look-back warp (LookBack 1).
+template <class T, int Warps, int Items, int Stages, int LookBack = 0>
 class Persistent final : public Contender {
  public:
   explicit Persistent(bool tuned) : tuned_(tuned) {}
   std::string name() const override {
     if (tuned_) return "persistent";
-    return "persistent_" + std::to_string(Warps) + "w" + std::to_string(Items) + "i" + std::to_string(Stages) + "s";
+    return "persistent_" + std::to_string(Warps) + "w" + std::to_string(Items) + "i" + std::to_string(Stages) + "s" +
+           (LookBack == 1 ? "_lbw" : "");
   }
   void prepare(std::size_t n) override {
     scan_.reset();
@@ -69,7 +71,7 @@ class Persistent final : public Contender {
   }
 
  private:
-  using Scan = s11_8::PersistentScan<T, Add<T>, Warps, Items, Stages>;
+  using Scan = s11_8::PersistentScan<T, Add<T>, Warps, Items, Stages, LookBack>;
   bool tuned_;
   std::unique_ptr<Scan> scan_;
 };
@@ -92,7 +94,7 @@ Contenders make_lookback(bool sweep, unsigned spin_ns) {
   using PTuned = lookback::pipeline::PersistentTuning<T>;
   Contenders list;
   list.push_back(std::make_unique<Lookback<T, Tuned::kThreads, Tuned::kItems>>(true, spin_ns));
-  list.push_back(std::make_unique<Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages>>(true));
+  list.push_back(std::make_unique<Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages, -1>>(true));
   if (sweep) {
     // Persistent shapes: warps x items x stages (a tile is 32 * warps * items elements). Big tiles
     // scan the small sizes in one block (16 x 16, 8 x 32: up to 2^13 4-byte values; 16 x 32: 2^14).
@@ -102,6 +104,19 @@ Contenders make_lookback(bool sweep, unsigned spin_ns) {
     } else {
       add_persistent_shapes<T, 4, 8, 8, 4, 8, 4, 8, 8, 4, 8, 8, 2, 16, 8, 2, 16, 16, 1, 8, 16, 2, 4, 16, 4, 4, 16, 2, 4,
                             32, 2>(list);
+    }
+    // The tuned large shape and its neighbours at every n, without and with the look-back warp.
+    if constexpr (sizeof(T) == 4) {
+      list.push_back(std::make_unique<Persistent<T, 8, 32, 3, 0>>(false));
+      list.push_back(std::make_unique<Persistent<T, 8, 32, 3, 1>>(false));
+      list.push_back(std::make_unique<Persistent<T, 8, 32, 4, 1>>(false));
+      list.push_back(std::make_unique<Persistent<T, 8, 16, 4, 1>>(false));
+      list.push_back(std::make_unique<Persistent<T, 4, 16, 4, 1>>(false));
+    } else {
+      list.push_back(std::make_unique<Persistent<T, 4, 16, 4, 0>>(false));
+      list.push_back(std::make_unique<Persistent<T, 4, 16, 4, 1>>(false));
+      list.push_back(std::make_unique<Persistent<T, 4, 16, 6, 1>>(false));
+      list.push_back(std::make_unique<Persistent<T, 4, 8, 8, 1>>(false));
     }
     // The tuned shape without the speculative load of its likely tile (the kernel's step 1).
     list.push_back(std::make_unique<Lookback<T, Tuned::kThreads, Tuned::kItems>>(true, spin_ns, false));
