@@ -10,8 +10,10 @@
 #   (in this order: sweep, bench, ncu, tests)
 #   tests  test_11_9_solution_cuda, and test_11_8_solution_cuda without the persistent kernel's tests
 #   sweep  scanlab_bench --sweep: every 11.9 single-pass shape at 2^SWEEP_LOG2 (default 24,28) -> sweep.csv
+#          (SWEEP_ONLY: other --only words, e.g. the compaction's shapes alone)
 #   bench  scanlab_bench, the applications, CUB and memcpy, 2^10 .. 2^28, int32 and float -> applications.csv
 #   ncu    Nsight Compute on the compaction (11.9 single pass and CUB's), int32, 2^28 -> ncu_compact.txt
+#          (NCU_WHO: other contenders, one word each; NCU_SWEEP=1 to reach a --sweep shape)
 set -u -o pipefail
 export PATH="$PATH:/usr/local/cuda/bin"
 OUT=${OUT:-$PWD/gpu-out}
@@ -31,7 +33,7 @@ bench="$BUILD/bin/scanlab_bench"
 
 if wants sweep; then
   step "sweep: the single-pass shapes at 2^${SWEEP_LOG2:-24,28}"
-  timeout "${SWEEP_TIMEOUT:-170}" "$bench" --no-sections --sweep --only "$apps" --log2 "${SWEEP_LOG2:-24,28}" \
+  timeout "${SWEEP_TIMEOUT:-170}" "$bench" --no-sections --sweep --only "${SWEEP_ONLY:-$apps}" --log2 "${SWEEP_LOG2:-24,28}" \
     --types int32,float --csv "$OUT/sweep.csv" >"$OUT/sweep.log" 2>&1 || fail "sweep (see sweep.log)"
   grep -E "2\^28" "$OUT/sweep.log"
 fi
@@ -46,11 +48,11 @@ fi
 
 if wants ncu; then
   step "Nsight Compute: the compaction at 2^28 (11.9 single pass, then CUB)"
-  for who in 11.9/compact_single_pass cub_select_if; do
+  for who in ${NCU_WHO:-11.9/compact_single_pass cub_select_if}; do
     timeout 70 ncu --kernel-name regex:'select_single_pass|DeviceSelectSweep|DeviceSelect' --launch-skip 1 --launch-count 1 \
       --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats \
       --section LaunchStats --section SchedulerStats \
-      "$bench" --no-sections --only "$who" --log2 28 --types int32 --reps 1 --warmup 1 --csv /dev/null >>"$OUT/ncu_compact.txt" 2>&1 \
+      "$bench" --no-sections ${NCU_SWEEP:+--sweep} --only "$who" --log2 28 --types int32 --reps 1 --warmup 1 --csv /dev/null >>"$OUT/ncu_compact.txt" 2>&1 \
       || fail "ncu $who"
   done
   grep -E "select_single_pass|DeviceSelect|DRAM Throughput|Memory Throughput|Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|Warp Cycles Per Issued|No Eligible" "$OUT/ncu_compact.txt" | head -60
