@@ -6,7 +6,7 @@
 /// The book-style kernel (decoupled_lookback.cuh) gives each block one tile: the block loads it, scans
 /// it, waits for its look-back and stores it, and only then does the SM start on another block's
 /// loads. While a block waits for its look-back, its loads are done and nothing else is in flight.
-/// Here a block stays for the whole launch and splits its warps into two roles:
+/// Here a block stays for the whole launch and gives its warps roles:
 ///
 ///   - the PRODUCER warp (the last warp): takes a tile number from the ticket counter, waits until a
 ///     stage of the ring is free, and starts one bulk copy of the tile into it; the copy completes on
@@ -21,14 +21,14 @@
 ///       * LookBackWarp: a LOOK-BACK warp (warp Warps + 1) looks back as soon as the reducer is
 ///         done with a tile and hands the prefix to the scan warps (the `prefixed` barriers). It runs
 ///         ahead of the scan warps, on tiles still waiting in the ring, so the scan warps no longer
-///         wait out a look-back per tile. That pays where each block scans a few tiles (the middle
-///         sizes); at the largest sizes an early look-back finds fewer published prefixes among its
-///         predecessors and walks back further, and there scan warp 0's look-back is faster.
+///         wait out a look-back per tile. That pays where each block scans several tiles (the large
+///         shape); where a block mostly scans one tile (the small shape) it only adds a hand-over.
 ///
 /// So the next tiles' loads are in flight while the scan warps wait for a look-back (or, with the
-/// look-back warp, while they work): the memory system never waits for the slowest part of a tile. The first ticket and the first tile's copy leave before
-/// the block's one barrier (thread 0 starts that copy once the mbarriers are set up). A scan of one
-/// tile takes the one-tile shape (Stages = 0): one block whose scan warps load, scan and store it.
+/// look-back warp, while they work): the memory system never waits for the slowest part of a tile.
+/// The first ticket and the first tile's copy leave before the block's one barrier (thread 0 starts
+/// that copy once the mbarriers are set up). A scan of one tile takes the one-tile shape (Stages =
+/// 0): one block whose scan warps load, scan and store it.
 /// Everything the book-style kernel keeps is kept: tile numbers from a ticket counter (no deadlock,
 /// whatever order blocks start in), the epoch-tagged status words (no reset kernel, one launch per
 /// scan), 16-byte coalesced stores.
@@ -318,15 +318,16 @@ constexpr std::size_t persistent_scan_shared_bytes() {
   return static_cast<std::size_t>(Stages + 1) * Warps * 32 * Items * sizeof(T);
 }
 
-/// The persistent, warp-specialized scan: a grid of resident blocks of persistent_scan_block_warps() warps, each
-/// block scanning tiles of 32 * Warps * Items elements until the ticket counter runs past `tiles`.
+/// The persistent, warp-specialized scan: a grid of resident blocks of persistent_scan_block_warps()
+/// warps, each block scanning tiles of 32 * Warps * Items elements until the ticket counter runs past
+/// `tiles`.
 /// Parameters as decoupled_lookback_scan_kernel's; `tiles` = ceil(n / tile). Dynamic shared memory:
 /// persistent_scan_shared_bytes<Warps, Items, Stages, T>().
 /// Stages == 0: the one-tile shape (tiles == 1, one block), no pipeline at all. The scan warps load
 /// the tile from x themselves (16-byte loads, all in flight at once), scan it and store it; the
 /// producer, the reducer and the look-back warp have nothing to do, no ticket is taken and no status
-/// published. A small
-/// scan then costs one load latency and one store, as a copy does, instead of a chain of handovers.
+/// published. A small scan then costs one load latency and one store, as a copy does, instead of a
+/// chain of handovers.
 /// (A compile-time choice: the run-time test alone made the compiler give the large shape 152
 /// registers instead of 64.)
 template <int Warps, int Items, int Stages, bool LookBackWarp, class T, class Op>
@@ -584,7 +585,9 @@ __global__ void __launch_bounds__(persistent_scan_block_warps<Warps, LookBackWar
         T prefix = Op::identity();
         if (tile != 0) {
           prefix = pl::look_back<T>(status, tile, op, lane);
-          if (lane == 0 && (tile & prefix_mask) == 0) lb::publish_status(status, tile, lb::kPrefix, op(prefix, aggregate));
+          if (lane == 0 && (tile & prefix_mask) == 0) {
+            lb::publish_status(status, tile, lb::kPrefix, op(prefix, aggregate));
+          }
         }
         if (lane == 0) pl::share_value(&prefix_value[round % kPrefixRing], prefix);
         SCANLAB_TRACE(tile, pl::kPrefixPublished);
