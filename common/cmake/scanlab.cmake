@@ -415,6 +415,9 @@ function(scanlab_section_variant_test test_exe kernel_dir hint chapter)
   string(REGEX REPLACE "^test_" "scanlab_" lib "${test_exe}_cpu")
   scanlab_kernel_library(${lib} cpu "${chapter}/launch.cpp" "${kernel_dir}" ${ARGN})
   scanlab_section_test(${test_exe} "${chapter}" ${lib} "${hint}")
+  # A variant stands for a student's kernels, so it is graded as the exercise is: the kernels a
+  # section gives (11.8's persistent kernel), which no patch can reach, are not run.
+  target_compile_definitions(${test_exe} PRIVATE SCANLAB_GRADES_EXERCISE=1)
 endfunction()
 
 # The kernel sources this build makes, in `out_var`: solution and/or exercise (SCANLAB_BUILD_SOLUTIONS,
