@@ -364,11 +364,11 @@ __global__ void __launch_bounds__(persistent_scan_block_warps<Warps, LookBackWar
   // Which tile is in a stage (>= tiles: stop; kSkipStage: a wrong guess). Written and read with
   // atomics: racecheck does not take the mbarriers as ordering ordinary shared-memory accesses.
   __shared__ unsigned stage_tile[kRing];
-  // Each warp's total, for alternate rounds: a warp that runs ahead into the next round must not
-  // overwrite a total that a slower warp is still reading (they meet only at one barrier a round).
-  __shared__ T warp_totals[2][Warps];
+  // Each warp's total, in alternate halves by round: a warp that runs ahead into the next round must
+  // not overwrite a total that a slower warp is still reading (they meet at one barrier a round).
+  __shared__ T warp_totals[2 * Warps];
   __shared__ T tile_exclusive;  // (scan warp 0's look-back)
-  scanlab::trace_shared("warp_totals", warp_totals[0], Warps);
+  scanlab::trace_shared("warp_totals", warp_totals, 2 * Warps);
 
   SCANLAB_TRACE_BLOCK_START;
   const unsigned lane = threadIdx.x % 32;
@@ -642,7 +642,7 @@ __global__ void __launch_bounds__(persistent_scan_block_warps<Warps, LookBackWar
     SCANLAB_UNROLL for (int i = 1; i < Items; ++i) thread_total = op(thread_total, items[i]);
     const T warp_inclusive = lb::warp_inclusive_scan(thread_total, op, lane);
     const T lower_lane = __shfl_up_sync(lb::kFullWarp, warp_inclusive, 1);
-    T* const totals = warp_totals[round & 1u];
+    T* const totals = warp_totals + (round & 1u) * Warps;
     if (lane == 31) totals[warp] = warp_inclusive;
     pl::scan_warps_sync(Warps * 32, &scan_barrier, sync_parity);
     T tile_aggregate = totals[0];
