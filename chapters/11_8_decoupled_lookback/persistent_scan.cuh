@@ -331,7 +331,7 @@ constexpr std::size_t persistent_scan_shared_bytes() {
 /// (A compile-time choice: the run-time test alone made the compiler give the large shape 152
 /// registers instead of 64.)
 template <int Warps, int Items, int Stages, bool LookBackWarp, class T, class Op>
-__global__ void __launch_bounds__(persistent_scan_block_warps<Warps, LookBackWarp>() * 32)
+__global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // persistent_scan_block_warps()
     persistent_scan_kernel(const T* x, T* y, std::size_t n, Op op, bool exclusive, lookback::TileStatusArray status,
                            unsigned tiles, unsigned prefix_mask) {
   namespace lb = lookback;
