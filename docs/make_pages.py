@@ -494,20 +494,30 @@ class Measurements:
         return "\n".join(out) + "\n\n"
 
     def bench_value(self, words):
-        """CSV ALGORITHM TYPE N[..N2] [OVER]: ALGORITHM's median time in us (over n from N to N2: the
-        smallest to the largest); with OVER, the time over OVER's ('0.983x')."""
+        """CSV ALGORITHM TYPE N[..N2] [OVER [moved]]: ALGORITHM's median time in us (over n from N to
+        N2: the smallest to the largest); with OVER, the time over OVER's ('0.983x'); with `moved`, over
+        the time OVER would take to move ALGORITHM's bytes (OVER's GB/s over ALGORITHM's: a row's GB/s
+        counts the bytes its job must move)."""
         kind = "bench_value"
-        if len(words) not in (4, 5):
-            raise DataError(f"gen {kind} needs CSV ALGORITHM TYPE N[..N2] [OVER]")
+        moved = len(words) == 6 and words[5] == "moved"
+        if len(words) not in (4, 5) and not moved:
+            raise DataError(f"gen {kind} needs CSV ALGORITHM TYPE N[..N2] [OVER [moved]]")
         b = self.bench(words[0], kind)
         alg, t = words[1], words[2]
         lo, hi = parse_n(words[3], kind)
-        over = words[4] if len(words) == 5 else None
+        over = words[4] if len(words) >= 5 else None
         for a in (alg, over):
             if a:
                 b.need(a, kind)
+        if moved and "gbps" not in b.rows[0]:
+            raise DataError(f"gen {kind}: {b.rel} has no column gbps (needed for `moved`)")
         values = []
         for n in sorted({n for _, _, n in b.by_key if lo <= n <= hi}):
+            if moved:
+                k, o = b.by_key.get((alg, t, n)), b.by_key.get((over, t, n))
+                if k is not None and o is not None and float(k["gbps"]) > 0:
+                    values.append(float(o["gbps"]) / float(k["gbps"]))
+                continue
             k = b.us(alg, t, n)
             o = b.us(over, t, n) if over else 1.0
             if k is not None and o is not None:

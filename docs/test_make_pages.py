@@ -32,11 +32,12 @@ def run(root, gen, *args):
                            *args], capture_output=True, text=True, timeout=60)
 
 
-HEAD = "device,cuda_version,driver,sm_clock_mhz,mem_clock_mhz,date,algorithm,type,n,median_us,verified,reps,timing\n"
+HEAD = ("device,cuda_version,driver,sm_clock_mhz,mem_clock_mhz,date,algorithm,type,n,median_us,gbps,verified,reps,"
+        "timing\n")
 
 
-def bench_row(alg, type_, n, us):
-    return f"GPU X,13.0,13.0,1980,2619,2026-01-01T00:00:00Z,{alg},{type_},{n},{us},1,20,events_l2_flushed\n"
+def bench_row(alg, type_, n, us, gbps=1.0):
+    return f"GPU X,13.0,13.0,1980,2619,2026-01-01T00:00:00Z,{alg},{type_},{n},{us},{gbps},1,20,events_l2_flushed\n"
 
 
 def measurements():
@@ -55,7 +56,10 @@ def measurements():
                 ("k", 4096, 9.83), ("memcpy", 4096, 9.0), ("cub_inclusive_sum", 4096, 10.0),
                 ("k", 8192, 13.0), ("memcpy", 8192, 10.0), ("cub_inclusive_sum", 8192, 13.0 / 0.98),
                 ("other", 1024, 5.0)]
-        write(f"{root}/data/b.csv", HEAD + "".join(bench_row(a, "int32", n, us) for a, n, us in rows))
+        # (GB/s of the bytes each job moves: "other" moves 3 of the copy's 4 bytes, in 5 us against 1)
+        gbps = {("memcpy", 1024): 4.0, ("other", 1024): 0.6}
+        write(f"{root}/data/b.csv", HEAD + "".join(bench_row(a, "int32", n, us, gbps.get((a, n), 1.0))
+                                                  for a, n, us in rows))
         write(f"{root}/data/r.csv", "n,tiles,what,median_us,max_us\n1024,1,scan_start,1.000,1.1\n"
               "1024,1,stored,1.647,1.7\n4096,4,copy_started,1.300,1.4\n4096,4,scan_start,1.900,2.0\n"
               "4096,4,stored,3.100,3.3\n")
@@ -64,7 +68,8 @@ def measurements():
               "<!-- gen bench_table b k copy=1.30 cub=0.98 --><!-- /gen -->\n\n"
               "<!-- gen bench_summary b k copy=1.30 cub=0.98 at=1024 bandwidth=80% throughput=1.5 --><!-- /gen -->\n\n"
               "Took <!-- gen bench_value data/b.csv k int32 2048 --><!-- /gen --> us, "
-              "<!-- gen bench_value b k int32 4096 cub_inclusive_sum --><!-- /gen --> CUB's time.\n\n"
+              "<!-- gen bench_value b k int32 4096 cub_inclusive_sum --><!-- /gen --> CUB's time, "
+              "<!-- gen bench_value b other int32 1024 memcpy moved --><!-- /gen --> a copy of its bytes.\n\n"
               "<!-- gen roles_table data/r.csv --><!-- /gen -->\n\n"
               "Stored at <!-- gen roles_value data/r.csv stored 1024..4096 --><!-- /gen --> us.\n")
         r = run(root, gen, "--check")
@@ -89,6 +94,7 @@ def measurements():
               "the summary counts the pairs met and says where and by how much the others miss")
         check("Took <!-- gen bench_value data/b.csv k int32 2048 -->3.00<!-- /gen --> us" in text
               and "-->0.983x<!-- /gen --> CUB's time" in text, "bench_value: a time and a ratio")
+        check("-->6.667x<!-- /gen --> a copy of its bytes" in text, "bench_value: over a copy of the bytes moved")
         check("| n | tiles | copy started | scan start | stored |" in text and "| 2^10 | 1 | - | 1.00 | 1.65 |" in text
               and "| 2^12 | 4 | 1.30 | 1.90 | 3.10 |" in text, "the roles table (the stamps the CSV has, in order)")
         check("-->1.65 to 3.10<!-- /gen --> us." in text, "roles_value over a range of n")

@@ -70,8 +70,10 @@ STYLE = {
     "memcpy": ("#7f7f7f", "h"),
     "persistent": ("#8c6d31", "H"),
     # Section 11.9's applications and their CUB counterparts (scanlab_bench).
+    "compact_persistent": ("#843c39", "H"),
     "compact_single_pass": ("#d6616b", "*"),
     "compact": ("#e7969c", "o"),
+    "partition_persistent": ("#17becf", "H"),
     "partition_single_pass": ("#393b79", "*"),
     "partition": ("#6b6ecf", "o"),
     "segmented_scan": ("#637939", "*"),
@@ -630,7 +632,9 @@ LABEL_OF = {
     "decoupled_lookback": "decoupled look-back (11.8)", "cub_inclusive_sum": "CUB InclusiveSum",
     "cub_inclusive_scan_max": "CUB InclusiveScan, max", "thrust_inclusive_scan": "Thrust inclusive_scan",
     "memcpy": "copy (cudaMemcpy, the ceiling)", "persistent": "persistent pipelined, TMA (11.8)",
+    "compact_persistent": "compaction, persistent on 11.8's ring (11.9)",
     "compact_single_pass": "compaction, one launch (11.9)", "compact": "compaction, three steps (11.9)",
+    "partition_persistent": "partition, persistent on 11.8's ring (11.9)",
     "partition_single_pass": "partition, one launch (11.9)", "partition": "partition, three steps (11.9)",
     "segmented_scan": "segmented scan, one launch (11.9)", "cub_select_if": "CUB DeviceSelect::If",
     "cub_partition_if": "CUB DevicePartition::If", "cub_inclusive_sum_by_key": "CUB InclusiveSumByKey",
@@ -641,8 +645,10 @@ LABEL_OF = {
 # written; partition: 2n; segmented scan: values and heads read, values written), the copy's 2 n
 # sizeof(T): so a curve at the copy's height moves its bytes as fast as a copy would.
 APPLICATION_PANELS = (
-    ("stream compaction, keep x < 0 (about half)", ("cub_select_if", "11.9/compact_single_pass", "11.9/compact")),
-    ("stable partition, the same predicate", ("cub_partition_if", "11.9/partition_single_pass", "11.9/partition")),
+    ("stream compaction, keep x < 0 (about half)",
+     ("cub_select_if", "11.9/compact_persistent", "11.9/compact_single_pass", "11.9/compact")),
+    ("stable partition, the same predicate",
+     ("cub_partition_if", "11.9/partition_persistent", "11.9/partition_single_pass", "11.9/partition")),
     ("segmented inclusive sum, a head in about 1 of 128", ("cub_inclusive_sum_by_key", "11.9/segmented_scan")),
 )
 APPLICATIONS = {name for _, names in APPLICATION_PANELS for name in names}

@@ -202,4 +202,13 @@ __device__ __forceinline__ int highest_lane(unsigned mask) {
 #endif
 }
 
+/// The number of set bits of a mask.
+__device__ __forceinline__ unsigned bits_set(unsigned mask) {
+#if defined(SCANLAB_BACKEND_CUDA)
+  return static_cast<unsigned>(__popc(mask));
+#else
+  return static_cast<unsigned>(__builtin_popcount(mask));
+#endif
+}
+
 }  // namespace lookback

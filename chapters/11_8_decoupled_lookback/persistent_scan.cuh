@@ -49,6 +49,10 @@
 /// The same holds for the values the roles hand each other (a tile's aggregate, its prefix): shared
 /// atomics (share_value / shared_value).
 ///
+/// The ring and three of the roles (TileRing, run_producer, run_reducer, run_look_back_warp) do not
+/// depend on what the scan warps do with a tile: section 11.9's persistent compaction and partition
+/// (persistent_select.cuh) run on them too, with warps of their own in place of the scan warps.
+///
 /// Contract: as decoupled_lookback.cuh (inclusive or exclusive, any n, in place allowed, any alignment;
 /// one workspace per stream at a time).
 #pragma once
@@ -225,21 +229,26 @@ enum TraceEvent : int {
 };
 #if defined(SCANLAB_PERSISTENT_TRACE) && defined(SCANLAB_BACKEND_CUDA)
 __device__ unsigned long long* g_trace = nullptr;
-// The pointer is read once, first thing (an emptied L2 makes that read a trip to DRAM: a stamp that
-// waited for it would delay what follows it), and each stamp reads the clock before it stores.
-#define SCANLAB_TRACE_BLOCK_START                          \
-  const long long trace_block_start = clock64();           \
-  unsigned long long* const trace_out = ::lookback::pipeline::g_trace
+/// A block's start and where its stamps go. The pointer is read once, first thing (an emptied L2
+/// makes that read a trip to DRAM: a stamp that waited for it would delay what follows it), and each
+/// stamp reads the clock before it stores. A stamp needs `trace` and `lane` in scope.
+struct Trace {
+  long long block_start;
+  unsigned long long* out;
+};
+#define SCANLAB_TRACE_BLOCK_START \
+  [[maybe_unused]] const ::lookback::pipeline::Trace trace{clock64(), ::lookback::pipeline::g_trace}
 #define SCANLAB_TRACE(tile, event)                                                                      \
   do {                                                                                                  \
     const long long trace_now = clock64();                                                              \
-    if (lane == 0 && trace_out != nullptr) {                                                            \
-      trace_out[static_cast<std::size_t>(tile) * ::lookback::pipeline::kTraceEvents + (event)] =         \
-          trace_now - trace_block_start;                                                                \
+    if (lane == 0 && trace.out != nullptr) {                                                            \
+      trace.out[static_cast<std::size_t>(tile) * ::lookback::pipeline::kTraceEvents + (event)] =         \
+          trace_now - trace.block_start;                                                                \
     }                                                                                                   \
   } while (0)
 #else
-#define SCANLAB_TRACE_BLOCK_START static_cast<void>(0)
+struct Trace {};
+#define SCANLAB_TRACE_BLOCK_START [[maybe_unused]] const ::lookback::pipeline::Trace trace {}
 #define SCANLAB_TRACE(tile, event) static_cast<void>(0)
 #endif
 
@@ -302,6 +311,235 @@ __device__ T look_back(const TileStatusArray& status, unsigned tile, Op op, unsi
   }
 }
 
+
+// ---- the ring: what the roles share ---------------------------------------------------------------
+
+/// The shared-memory words of a block's ring of `Stages` stages (the one-tile shape, Stages 0: one
+/// of each, unused): the stage barriers, the values the roles hand each other, and which tile each
+/// stage holds.
+template <int Stages>
+struct RingWords {
+  static constexpr int kRing = Stages == 0 ? 1 : Stages;
+  /// The look-back warp has the prefix of round r's tile in prefixed[r % kPrefixRing]. Twice the
+  /// ring, because the consumers hand a stage back before they take its prefix: the look-back warp may
+  /// then be a whole ring of rounds ahead, but not two (that needs the stage of the round after this).
+  static constexpr int kPrefixRing = 2 * kRing;
+  unsigned long long full[kRing];     ///< a tile has arrived in the stage
+  unsigned long long reduced[kRing];  ///< the reducer has published the tile's aggregate
+  unsigned long long empty[kRing];    ///< every consumer warp (and the look-back warp) is done with it
+  unsigned long long prefixed[kPrefixRing];      ///< the look-back warp has the tile's prefix
+  unsigned long long stage_aggregate[kRing];     ///< the tile's aggregate (reducer -> look-back warp)
+  unsigned long long prefix_value[kPrefixRing];  ///< the tile's exclusive prefix (-> consumers)
+  /// Which tile is in a stage (>= tiles: stop; kSkipStage: a wrong guess). Written and read with
+  /// atomics: racecheck does not take the mbarriers as ordering ordinary shared-memory accesses.
+  unsigned stage_tile[kRing];
+};
+
+/// One warp's view of its block's ring: stages of TileChunks 16-byte chunks (dynamic shared memory)
+/// and their words, the input x[0..n) in `tiles` tiles, and what every warp works out for itself
+/// about a tile. The kernels built on it (persistent_scan_kernel, 11.9's persistent select) give a
+/// block's warps roles: the producer (run_producer), the reducer (run_reducer), the look-back warp
+/// (run_look_back_warp) and the kernel's own CONSUMER warps, which take each tile out of its stage.
+template <class T, int TileChunks, int Stages>
+struct TileRing {
+  static constexpr int kRing = RingWords<Stages>::kRing;
+  static constexpr int kPrefixRing = RingWords<Stages>::kPrefixRing;
+  static constexpr int E = Chunk<T>::kElements;
+  static constexpr std::size_t kTile = static_cast<std::size_t>(TileChunks) * E;
+
+  RingWords<Stages>* words;
+  Chunk<T>* stages;
+  const T* x;
+  std::size_t n;
+  unsigned tiles;
+  unsigned lane;
+  bool x_aligned;
+  Trace trace;
+
+  __device__ TileRing(RingWords<Stages>* words_, Chunk<T>* stages_, const T* x_, std::size_t n_, unsigned tiles_,
+                      unsigned lane_, Trace trace_)
+      : words(words_), stages(stages_), x(x_), n(n_), tiles(tiles_), lane(lane_),
+        x_aligned(reinterpret_cast<std::uintptr_t>(x_) % 16 == 0), trace(trace_) {}
+
+  /// Stage s's chunks.
+  __device__ Chunk<T>* stage(unsigned s) const { return stages + static_cast<std::size_t>(s) * TileChunks; }
+
+  /// Thread 0, before the block's first barrier: every stage barrier expects one arrival (the
+  /// producer's, the reducer's, the look-back warp's), `empty` one from each of `consumers` (lane 0 of
+  /// each consumer warp, and of the look-back warp if there is one).
+  __device__ void init_barriers(unsigned consumers, bool look_back_warp) const {
+    for (int s = 0; s < kRing; ++s) {
+      barrier_init(&words->full[s], 1);  // (plus the copy's bytes)
+      barrier_init(&words->reduced[s], 1);
+      barrier_init(&words->empty[s], consumers);
+    }
+    if (look_back_warp) {
+      for (int r = 0; r < kPrefixRing; ++r) barrier_init(&words->prefixed[r], 1);
+    }
+  }
+
+  /// How many 16-byte chunks of tile t the producer copies into its stage: all of them, but for the
+  /// last tile (the whole chunks below n) and a misaligned x (none).
+  __device__ unsigned copied_chunks(unsigned t) const {
+    if (!x_aligned) return 0;
+    return static_cast<unsigned>(
+        std::min<std::size_t>(TileChunks, (n - static_cast<std::size_t>(t) * kTile) / E));
+  }
+
+  /// Starts copying tile t into stage s: one bulk copy on sm_90 (lane 0), else ordinary copies by
+  /// `lanes` lanes (the producer warp, or thread 0 alone). Only bulk copies write the stages on sm_90.
+  /// The producer's arrival on full[s] completes the phase once the bytes have landed too.
+  __device__ void start_copy(unsigned t, unsigned s, unsigned lanes) const {
+    const unsigned count = copied_chunks(t);
+    SCANLAB_TRACE(t, kCopyStarted);
+    if (count == 0) return;
+    const T* src = x + static_cast<std::size_t>(t) * kTile;
+    Chunk<T>* dst = stage(s);
+#if defined(SCANLAB_PIPELINE_TMA)
+    (void)lanes;
+    if (lane == 0) {
+      barrier_expect_tx(&words->full[s], count * 16u);
+      bulk_load(dst, src, count * 16u, &words->full[s]);
+    }
+#else
+    for (unsigned c = lane; c < count; c += lanes) dst[c] = load_chunk(src + static_cast<std::size_t>(c) * E);
+    if (lanes == 32) __syncwarp();
+#endif
+  }
+
+  /// The tile in stage s (lane 0 reads it, the warp gets it).
+  __device__ unsigned tile_number(unsigned s) const {
+    unsigned tile = 0;
+    if (lane == 0) tile = atomicAdd(&words->stage_tile[s], 0u);
+    return __shfl_sync(kFullWarp, tile, 0);
+  }
+
+  /// Chunk c of a tile whose first `count` chunks are in `stage`: from there, else from x (elements
+  /// past n: `fill`).
+  __device__ Chunk<T> chunk_at(const Chunk<T>* stage_chunks, unsigned tile, unsigned count, int c, T fill) const {
+    if (static_cast<unsigned>(c) < count) return stage_chunks[c];
+    Chunk<T> chunk;
+    const std::size_t i0 = static_cast<std::size_t>(tile) * kTile + static_cast<std::size_t>(c) * E;
+    for (int e = 0; e < E; ++e) chunk.v[e] = i0 + e < n ? x[i0 + e] : fill;
+    return chunk;
+  }
+};
+
+/// The PRODUCER warp: tickets and copies, up to Stages tiles ahead of the consumers. Every block stops
+/// at its first ticket >= tiles, so a launch hands out tiles + gridDim.x tickets (take_ticket rewinds
+/// the counter at the last one). Lane 0 takes the tickets; the warp gets the tile (tiles: stop).
+/// Round 0: `first_ticket` (lane 0's, taken before the block's barrier) and the copy of the guessed
+/// tile blockIdx.x into stage 0 (thread 0's, started then) are under way. A wrong guess marks the stage
+/// kSkipStage (the other warps just hand it back) and the ticket's tile goes to the next stage.
+template <class Ring>
+__device__ __forceinline__ void run_producer(const Ring& ring, const TileStatusArray& status,
+                                             unsigned long long first_ticket) {
+  const unsigned lane = ring.lane;
+  [[maybe_unused]] const Trace trace = ring.trace;
+  auto& w = *ring.words;
+  const unsigned tiles = ring.tiles;
+  const auto ticket_tile = [&](unsigned long long ticket) {
+    const unsigned tile = ticket < tiles ? static_cast<unsigned>(ticket) : tiles;
+    return __shfl_sync(kFullWarp, tile, 0);
+  };
+  const auto take_next_ticket = [&] { return ticket_tile(lane == 0 ? take_ticket(status, tiles + gridDim.x) : 0ull); };
+  const auto publish_stage = [&](unsigned s, unsigned tile) {
+    if (tile < tiles) SCANLAB_TRACE(tile, kTicketed);
+    if (lane == 0) {
+      atomicExch(&w.stage_tile[s], tile);
+      barrier_arrive(&w.full[s]);
+    }
+  };
+  unsigned tile = tiles;
+  bool have_ticket = false;
+  for (unsigned round = 0;; ++round) {
+    const unsigned s = round % Ring::kRing;
+    barrier_wait(&w.empty[s], ((round / Ring::kRing) & 1u) ^ 1u);  // its previous tile was read
+    if (round == 0 && blockIdx.x < tiles) {
+      tile = ticket_tile(first_ticket);
+      if (tile == blockIdx.x) {
+        publish_stage(s, tile);
+      } else {
+        publish_stage(s, kSkipStage);
+        have_ticket = true;
+      }
+      continue;
+    }
+    if (!have_ticket) tile = round == 0 ? ticket_tile(first_ticket) : take_next_ticket();
+    have_ticket = false;
+    if (tile >= tiles) {
+      publish_stage(s, tiles);  // tells the other warps to stop
+      return;
+    }
+    ring.start_copy(tile, s, 32);
+    publish_stage(s, tile);
+  }
+}
+
+/// The REDUCER warp: publishes each tile's aggregate as soon as the tile has arrived (tile 0's as its
+/// PREFIX), not only when the consumers get to it: they may be waiting for an earlier tile's
+/// look-back, and later tiles' look-backs need this aggregate. Without this warp, every tile queued in
+/// a ring would hold up the look-backs of the tiles after it. `tile_total(stage, tile, count)` is the
+/// tile's aggregate, of type A, in every lane (`count`: the chunks in the stage, as chunk_at). With
+/// `Share`, the aggregate also goes to the look-back warp.
+template <class A, bool Share, class Ring, class TileTotal>
+__device__ __forceinline__ void run_reducer(const Ring& ring, const TileStatusArray& status, TileTotal tile_total) {
+  const unsigned lane = ring.lane;
+  [[maybe_unused]] const Trace trace = ring.trace;
+  auto& w = *ring.words;
+  for (unsigned round = 0;; ++round) {
+    const unsigned s = round % Ring::kRing;
+    barrier_wait(&w.full[s], (round / Ring::kRing) & 1u);
+    const unsigned tile = ring.tile_number(s);
+    if (tile < ring.tiles) {
+      SCANLAB_TRACE(tile, kLanded);
+      const A total = tile_total(ring.stage(s), tile, ring.copied_chunks(tile));
+      if (lane == 0) {
+        publish_status(status, tile, tile == 0 ? kPrefix : kAggregate, total);
+        if constexpr (Share) share_value(&w.stage_aggregate[s], total);
+      }
+      SCANLAB_TRACE(tile, kAggregatePublished);
+    }
+    __syncwarp();
+    if (lane == 0) barrier_arrive(&w.reduced[s]);
+    if (tile >= ring.tiles && tile != kSkipStage) return;
+  }
+}
+
+/// The LOOK-BACK warp: each tile's exclusive prefix (of type A, under op), as soon as the reducer has
+/// published the tile's aggregate; not when the consumers get to the tile: a look-back is a round trip
+/// to L2 or more, which the consumers would otherwise wait out for every tile. The stage goes back once
+/// the tile number and the aggregate are read; the prefix goes to the consumers through prefix_value
+/// and `prefixed`. Only tiles numbered k * (prefix_mask + 1) publish their PREFIX (a test knob; 0: all).
+template <class A, class Op, class Ring>
+__device__ __forceinline__ void run_look_back_warp(const Ring& ring, const TileStatusArray& status, Op op,
+                                                   unsigned prefix_mask) {
+  const unsigned lane = ring.lane;
+  [[maybe_unused]] const Trace trace = ring.trace;
+  auto& w = *ring.words;
+  for (unsigned round = 0;; ++round) {
+    const unsigned s = round % Ring::kRing;
+    barrier_wait(&w.reduced[s], (round / Ring::kRing) & 1u);
+    const unsigned tile = ring.tile_number(s);
+    const A aggregate = tile < ring.tiles ? shared_value<A>(&w.stage_aggregate[s], lane) : Op::identity();
+    __syncwarp();
+    if (lane == 0) barrier_arrive(&w.empty[s]);
+    if (tile >= ring.tiles && tile != kSkipStage) return;
+    if (tile != kSkipStage) {
+      SCANLAB_TRACE(tile, kLookBackStart);
+      A prefix = Op::identity();
+      if (tile != 0) {
+        prefix = look_back<A>(status, tile, op, lane);
+        if (lane == 0 && (tile & prefix_mask) == 0) publish_status(status, tile, kPrefix, op(prefix, aggregate));
+      }
+      if (lane == 0) share_value(&w.prefix_value[round % Ring::kPrefixRing], prefix);
+      SCANLAB_TRACE(tile, kPrefixPublished);
+    }
+    __syncwarp();
+    if (lane == 0) barrier_arrive(&w.prefixed[round % Ring::kPrefixRing]);  // (a skipped stage too: one phase a round)
+  }
+}
+
 }  // namespace lookback::pipeline
 
 /// Warps of a block of persistent_scan_kernel: the scan warps, the reducer, the look-back warp if
@@ -348,22 +586,11 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
   constexpr int kLookBackWarp = Warps + 1;  // (with LookBackWarp)
   constexpr int kProducerWarp = persistent_scan_block_warps<Warps, LookBackWarp>() - 1;
 
+  using Ring = pl::TileRing<T, kTileChunks, Stages>;
   lb::Chunk<T>* stage_data = scanlab::dynamic_shared<lb::Chunk<T>>();  // Stages tiles
   lb::Chunk<T>* exchange = stage_data + Stages * kTileChunks;         // one slice per scan warp
-  __shared__ unsigned long long full[kRing];     // a tile has arrived in the stage
-  __shared__ unsigned long long reduced[kRing];  // the reducer has published the tile's aggregate
-  __shared__ unsigned long long empty[kRing];    // every scan warp (and the look-back warp) is done with the stage
-  // The look-back warp has the prefix of round r's tile: prefixed[r % kPrefixRing]. Twice the ring,
-  // because the scan warps hand a stage back before they take its prefix: the look-back warp may then
-  // be a whole ring of rounds ahead, but not two (that needs the stage of the round after this one).
-  constexpr int kPrefixRing = 2 * kRing;
-  __shared__ unsigned long long prefixed[kPrefixRing];
-  __shared__ unsigned long long stage_aggregate[kRing];   // the tile's aggregate (reducer -> look-back)
-  __shared__ unsigned long long prefix_value[kPrefixRing];  // the tile's exclusive prefix (-> scan warps)
-  __shared__ unsigned long long scan_barrier;   // emulated named barrier (no TMA)
-  // Which tile is in a stage (>= tiles: stop; kSkipStage: a wrong guess). Written and read with
-  // atomics: racecheck does not take the mbarriers as ordering ordinary shared-memory accesses.
-  __shared__ unsigned stage_tile[kRing];
+  __shared__ pl::RingWords<Stages> words;
+  __shared__ unsigned long long scan_barrier;  // emulated named barrier (no TMA)
   // Each warp's total, in alternate halves by round: a warp that runs ahead into the next round must
   // not overwrite a total that a slower warp is still reading (they meet at one barrier a round).
   __shared__ T warp_totals[2 * Warps];
@@ -374,34 +601,8 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
   const unsigned lane = threadIdx.x % 32;
   const unsigned warp = threadIdx.x / 32;
   constexpr int C = Items / E;  // chunks per lane of a scan warp
-
-  // How many 16-byte chunks of tile `t` the producer copies into its stage: all of them, but for the
-  // last tile (the whole chunks below n) and a misaligned x (none). Every warp works it out itself.
-  const bool x_aligned = reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
-  const auto copied_chunks = [&](unsigned t) -> unsigned {
-    if (!x_aligned) return 0;
-    return static_cast<unsigned>(std::min<std::size_t>(kTileChunks, (n - static_cast<std::size_t>(t) * kTile) / E));
-  };
-  // Starts copying tile `t` into stage `s`: one bulk copy on sm_90 (lane 0), else ordinary copies by
-  // `lanes` lanes (the producer warp, or thread 0 alone). Only bulk copies write the stages on sm_90.
-  // The producer's arrival on full[s] completes the phase once the bytes have landed too.
-  const auto start_copy = [&](unsigned t, unsigned s, unsigned lanes) {
-    const unsigned count = copied_chunks(t);
-    SCANLAB_TRACE(t, pl::kCopyStarted);
-    if (count == 0) return;
-    const T* src = x + static_cast<std::size_t>(t) * kTile;
-    lb::Chunk<T>* dst = stage_data + s * kTileChunks;
-#if defined(SCANLAB_PIPELINE_TMA)
-    (void)lanes;
-    if (lane == 0) {
-      pl::barrier_expect_tx(&full[s], count * 16u);
-      pl::bulk_load(dst, src, count * 16u, &full[s]);
-    }
-#else
-    for (unsigned c = lane; c < count; c += lanes) dst[c] = lb::load_chunk(src + static_cast<std::size_t>(c) * E);
-    if (lanes == 32) __syncwarp();
-#endif
-  };
+  const Ring ring(&words, stage_data, x, n, tiles, lane, trace);
+  const bool x_aligned = ring.x_aligned;
 
   // Everything that waits on memory leaves first, before the block's one barrier: a scan's first
   // microseconds are otherwise spent fetching the kernel's code (an emptied L2 holds none of it) with
@@ -419,182 +620,80 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
     }
   }
   if (threadIdx.x == 0) {
-    for (int s = 0; s < Stages; ++s) {
-      pl::barrier_init(&full[s], 1);         // the producer's one arrival (plus the copy's bytes)
-      pl::barrier_init(&reduced[s], 1);      // the reducer's
-      pl::barrier_init(&empty[s], Warps + (LookBackWarp ? 1 : 0));  // lane 0 of each scan warp (and the look-back warp)
-    }
-    if constexpr (LookBackWarp) {
-      for (int r = 0; r < kPrefixRing; ++r) pl::barrier_init(&prefixed[r], 1);  // the look-back warp's
-    }
+    ring.init_barriers(Warps + (LookBackWarp ? 1 : 0), LookBackWarp);
     pl::barrier_init(&scan_barrier, Warps * 32);
     if constexpr (!one_tile) {  // (one tile: no mbarrier, so no fence)
       pl::barrier_init_fence();
-      if (blockIdx.x < tiles) start_copy(blockIdx.x, 0, 1);  // (stage 0 is free)
+      if (blockIdx.x < tiles) ring.start_copy(blockIdx.x, 0, 1);  // (stage 0 is free)
     }
   }
   __syncthreads();  // the last block-wide barrier: from here on the roles run apart
 
-  // The stage's tile number (lane 0 reads it, the warp gets it), and chunk c of a tile whose first
-  // `count` chunks are in `stage`: from there, else from x (elements past n: identity).
-  const auto stage_tile_number = [&](unsigned s) {
-    unsigned tile = 0;
-    if (lane == 0) tile = atomicAdd(&stage_tile[s], 0u);
-    return __shfl_sync(lb::kFullWarp, tile, 0);
-  };
   const auto chunk_at = [&](const lb::Chunk<T>* stage, unsigned tile, unsigned count, int c) {
-    if (static_cast<unsigned>(c) < count) return stage[c];
-    lb::Chunk<T> chunk;
-    const std::size_t i0 = static_cast<std::size_t>(tile) * kTile + static_cast<std::size_t>(c) * E;
-    for (int e = 0; e < E; ++e) chunk.v[e] = i0 + e < n ? x[i0 + e] : Op::identity();
-    return chunk;
+    return ring.chunk_at(stage, tile, count, c, Op::identity());
   };
 
   if (warp >= Warps && one_tile) return;  // no producer, reducer or look-back for one tile
 
   if (warp == kProducerWarp) {
-    // ---- producer: tickets and copies, up to Stages tiles ahead of the scan warps -----------------
-    // Every block stops at its first ticket >= tiles, so a launch hands out tiles + gridDim.x tickets
-    // (lookback::take_ticket rewinds the counter at the last one). Lane 0 takes the tickets; the warp
-    // gets the tile (tiles: stop).
-    const auto ticket_tile = [&](unsigned long long ticket) {
-      const unsigned tile = ticket < tiles ? static_cast<unsigned>(ticket) : tiles;
-      return __shfl_sync(lb::kFullWarp, tile, 0);
-    };
-    const auto take_ticket = [&] {
-      return ticket_tile(lane == 0 ? lb::take_ticket(status, tiles + gridDim.x) : 0ull);
-    };
-    const auto publish_stage = [&](unsigned s, unsigned tile) {
-      if (tile < tiles) SCANLAB_TRACE(tile, pl::kTicketed);
-      if (lane == 0) {
-        atomicExch(&stage_tile[s], tile);
-        pl::barrier_arrive(&full[s]);
-      }
-    };
-    // Round 0: the first ticket and the copy of the guessed tile blockIdx.x are under way (above). A
-    // wrong guess marks the stage kSkipStage (the other warps just hand it back) and the ticket's tile
-    // goes to the next stage.
-    unsigned tile = tiles;
-    bool have_ticket = false;
-    for (unsigned round = 0;; ++round) {
-      const unsigned s = round % kRing;
-      pl::barrier_wait(&empty[s], ((round / kRing) & 1u) ^ 1u);  // its previous tile was read
-      if (round == 0 && blockIdx.x < tiles) {
-        tile = ticket_tile(first_ticket);
-        if (tile == blockIdx.x) {
-          publish_stage(s, tile);
-        } else {
-          publish_stage(s, pl::kSkipStage);
-          have_ticket = true;
-        }
-        continue;
-      }
-      if (!have_ticket) tile = round == 0 ? ticket_tile(first_ticket) : take_ticket();
-      have_ticket = false;
-      if (tile >= tiles) {
-        publish_stage(s, tiles);  // tells the other warps to stop
-        return;
-      }
-      start_copy(tile, s, 32);
-      publish_stage(s, tile);
-    }
+    pl::run_producer(ring, status, first_ticket);
+    return;
   }
 
   if (warp == Warps) {
-    // ---- reducer: publishes each tile's aggregate as soon as the tile has arrived ---------------------
-    // (Not only when the scan warps get to it: they may be waiting for an earlier tile's look-back, and
-    // later tiles' look-backs need this aggregate. Without this warp, every tile queued in a ring
-    // would hold up the look-backs of the tiles after it.)
+    // ---- reducer (pl::run_reducer): the tile's aggregate -----------------------------------------
     // Lane l reads chunks l, 32 + l, 64 + l, ... (rows of 32 chunks: conflict-free 16-byte reads).
     // A commutative operator combines each lane's column and then the 32 lanes once; `last` (not
     // commutative) needs the elements in order, so it combines row by row, each row in lane order.
     constexpr bool kCommutative = Op::kind != scanlab::OpKind::last;
-    for (unsigned round = 0;; ++round) {
-      const unsigned s = round % kRing;
-      pl::barrier_wait(&full[s], (round / kRing) & 1u);
-      const unsigned tile = stage_tile_number(s);
-      if (tile < tiles) {
-        SCANLAB_TRACE(tile, pl::kLanded);
-        const unsigned count = copied_chunks(tile);
-        const lb::Chunk<T>* src = stage_data + s * kTileChunks;
-        T total = Op::identity();
-        const auto combine = [&](const lb::Chunk<T>& c, T v) {
-          SCANLAB_UNROLL for (int e = 0; e < E; ++e) v = op(v, c.v[e]);
-          return v;
-        };
-        const auto add_row = [&](const lb::Chunk<T>& c) {
-          const T v = combine(c, Op::identity());
-          total = op(total, __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0));
-        };
-        if constexpr (kCommutative) {
-          T v = Op::identity();
-          if (count == kTileChunks) {  // (the branch outside the loops: the common case stays lean)
-            SCANLAB_UNROLL for (int row = 0; row < kTileChunks / 32; ++row) v = combine(src[row * 32 + lane], v);
-          } else {
-            // Only the rows that hold elements below n.
-            const std::size_t rest = n - static_cast<std::size_t>(tile) * kTile;
-            const int rows = static_cast<int>(std::min<std::size_t>(kTileChunks / 32, (rest + 32 * E - 1) / (32 * E)));
-            for (int row = 0; row < rows; ++row) v = combine(chunk_at(src, tile, count, row * 32 + lane), v);
-          }
-          total = __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0);
+    const auto tile_total = [&](const lb::Chunk<T>* src, unsigned tile, unsigned count) {
+      T total = Op::identity();
+      const auto combine = [&](const lb::Chunk<T>& c, T v) {
+        SCANLAB_UNROLL for (int e = 0; e < E; ++e) v = op(v, c.v[e]);
+        return v;
+      };
+      const auto add_row = [&](const lb::Chunk<T>& c) {
+        const T v = combine(c, Op::identity());
+        total = op(total, __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0));
+      };
+      if constexpr (kCommutative) {
+        T v = Op::identity();
+        if (count == kTileChunks) {  // (the branch outside the loops: the common case stays lean)
+          SCANLAB_UNROLL for (int row = 0; row < kTileChunks / 32; ++row) v = combine(src[row * 32 + lane], v);
         } else {
+          // Only the rows that hold elements below n.
+          const std::size_t rest = n - static_cast<std::size_t>(tile) * kTile;
+          const int rows = static_cast<int>(std::min<std::size_t>(kTileChunks / 32, (rest + 32 * E - 1) / (32 * E)));
+          for (int row = 0; row < rows; ++row) v = combine(chunk_at(src, tile, count, row * 32 + lane), v);
+        }
+        total = __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0);
+      } else {
 #if defined(SCANLAB_BACKEND_CPU)
-          // The emulator: lane l combines its own run of consecutive chunks, then one in-order warp
-          // reduction (the same result; far fewer warp rendezvous, which cost the emulator most). On
-          // a GPU such runs would read shared memory with 8-way bank conflicts, hence the rows.
-          (void)add_row;
-          constexpr int kRun = kTileChunks / 32;
-          T v = Op::identity();
-          for (int j = 0; j < kRun; ++j) v = combine(chunk_at(src, tile, count, static_cast<int>(lane) * kRun + j), v);
-          total = __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0);
+        // The emulator: lane l combines its own run of consecutive chunks, then one in-order warp
+        // reduction (the same result; far fewer warp rendezvous, which cost the emulator most). On
+        // a GPU such runs would read shared memory with 8-way bank conflicts, hence the rows.
+        (void)add_row;
+        constexpr int kRun = kTileChunks / 32;
+        T v = Op::identity();
+        for (int j = 0; j < kRun; ++j) v = combine(chunk_at(src, tile, count, static_cast<int>(lane) * kRun + j), v);
+        total = __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0);
 #else
-          if (count == kTileChunks) {
-            SCANLAB_UNROLL for (int row = 0; row < kTileChunks / 32; ++row) add_row(src[row * 32 + lane]);
-          } else {
-            for (int row = 0; row < kTileChunks / 32; ++row) add_row(chunk_at(src, tile, count, row * 32 + lane));
-          }
+        if (count == kTileChunks) {
+          SCANLAB_UNROLL for (int row = 0; row < kTileChunks / 32; ++row) add_row(src[row * 32 + lane]);
+        } else {
+          for (int row = 0; row < kTileChunks / 32; ++row) add_row(chunk_at(src, tile, count, row * 32 + lane));
+        }
 #endif
-        }
-        if (lane == 0) {
-          lb::publish_status(status, tile, tile == 0 ? lb::kPrefix : lb::kAggregate, total);
-          if constexpr (LookBackWarp) pl::share_value(&stage_aggregate[s], total);
-        }
-        SCANLAB_TRACE(tile, pl::kAggregatePublished);
       }
-      __syncwarp();
-      if (lane == 0) pl::barrier_arrive(&reduced[s]);
-      if (tile >= tiles && tile != pl::kSkipStage) return;
-    }
+      return total;
+    };
+    pl::run_reducer<T, LookBackWarp>(ring, status, tile_total);
+    return;
   }
 
   if (LookBackWarp && warp == kLookBackWarp) {
-    // ---- look-back: each tile's prefix, as soon as the reducer has published the tile's aggregate ----
-    // (Not when the scan warps get to the tile: a look-back is a round trip to L2 or more, which the
-    // scan warps would otherwise wait out for every tile. The stage goes back once the tile number and
-    // the aggregate are read; the prefix goes to the scan warps through prefix_value.)
-    for (unsigned round = 0;; ++round) {
-      const unsigned s = round % kRing;
-      pl::barrier_wait(&reduced[s], (round / kRing) & 1u);
-      const unsigned tile = stage_tile_number(s);
-      const T aggregate = tile < tiles ? pl::shared_value<T>(&stage_aggregate[s], lane) : Op::identity();
-      __syncwarp();
-      if (lane == 0) pl::barrier_arrive(&empty[s]);
-      if (tile >= tiles && tile != pl::kSkipStage) return;
-      if (tile != pl::kSkipStage) {
-        SCANLAB_TRACE(tile, pl::kLookBackStart);
-        T prefix = Op::identity();
-        if (tile != 0) {
-          prefix = pl::look_back<T>(status, tile, op, lane);
-          if (lane == 0 && (tile & prefix_mask) == 0) {
-            lb::publish_status(status, tile, lb::kPrefix, op(prefix, aggregate));
-          }
-        }
-        if (lane == 0) pl::share_value(&prefix_value[round % kPrefixRing], prefix);
-        SCANLAB_TRACE(tile, pl::kPrefixPublished);
-      }
-      __syncwarp();
-      if (lane == 0) pl::barrier_arrive(&prefixed[round % kPrefixRing]);  // (a skipped stage too: one phase a round)
-    }
+    pl::run_look_back_warp<T>(ring, status, op, prefix_mask);
+    return;
   }
 
   // ---- scan warps -----------------------------------------------------------------------------------
@@ -605,13 +704,13 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
     const unsigned s = round % kRing;
     const unsigned parity = (round / kRing) & 1u;
     if (one_tile && round == 1) return;
-    if (!one_tile) pl::barrier_wait(&full[s], parity);
-    const unsigned tile = one_tile ? 0 : stage_tile_number(s);
+    if (!one_tile) pl::barrier_wait(&words.full[s], parity);
+    const unsigned tile = one_tile ? 0 : ring.tile_number(s);
     if (tile == pl::kSkipStage) {  // hand the stage back (without the look-back warp: warp 0 once the
                                    // reducer is done with it too)
-      if (!LookBackWarp && warp == 0) pl::barrier_wait(&reduced[s], parity);
+      if (!LookBackWarp && warp == 0) pl::barrier_wait(&words.reduced[s], parity);
       __syncwarp();
-      if (lane == 0) pl::barrier_arrive(&empty[s]);
+      if (lane == 0) pl::barrier_arrive(&words.empty[s]);
       continue;
     }
     if (tile >= tiles) return;
@@ -622,7 +721,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
     lb::Chunk<T> chunks[C];
     const lb::Chunk<T>* src = stage_data + s * kTileChunks;
     const int k0 = static_cast<int>(warp) * kSliceChunks + static_cast<int>(lane);
-    const unsigned count = one_tile ? 0 : copied_chunks(tile);
+    const unsigned count = one_tile ? 0 : ring.copied_chunks(tile);
     if constexpr (one_tile) {  // loaded at the kernel's start
       SCANLAB_UNROLL for (int v = 0; v < C; ++v) chunks[v] = first_chunks[v];
     } else if (count == kTileChunks) {
@@ -633,7 +732,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
     __syncwarp();
     // Without the look-back warp, warp 0 hands the stage back only after the reducer is done with it
     // (step 3), so that it waits on each phase of `reduced` while that phase is the latest.
-    if (lane == 0 && !one_tile && (LookBackWarp || warp != 0)) pl::barrier_arrive(&empty[s]);
+    if (lane == 0 && !one_tile && (LookBackWarp || warp != 0)) pl::barrier_arrive(&words.empty[s]);
     T items[Items];
     lb::striped_to_blocked<Items>(chunks, slice, lane, items);
 
@@ -657,16 +756,16 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
     if constexpr (LookBackWarp) {
       // From the look-back warp, which has mostly found it while the tile waited in the ring.
       (void)tile_aggregate;
-      const unsigned p = round % kPrefixRing;
-      pl::barrier_wait(&prefixed[p], (round / kPrefixRing) & 1u);
-      prefix = pl::shared_value<T>(&prefix_value[p], lane);
+      const unsigned p = round % Ring::kPrefixRing;
+      pl::barrier_wait(&words.prefixed[p], (round / Ring::kPrefixRing) & 1u);
+      prefix = pl::shared_value<T>(&words.prefix_value[p], lane);
     } else {
       // Warp 0 looks back (the reducer has published the aggregate, and tile 0's prefix), publishes
       // the prefix; the other scan warps wait for it at the barrier.
       if (warp == 0) {
         if (!one_tile) {
-          pl::barrier_wait(&reduced[s], parity);  // the aggregate is out: our prefix must come after it
-          if (lane == 0) pl::barrier_arrive(&empty[s]);
+          pl::barrier_wait(&words.reduced[s], parity);  // the aggregate is out: our prefix must come after it
+          if (lane == 0) pl::barrier_arrive(&words.empty[s]);
         }
         SCANLAB_TRACE(tile, pl::kLookBackStart);
         if (tile != 0) {

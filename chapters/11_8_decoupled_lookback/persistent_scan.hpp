@@ -16,6 +16,27 @@
 
 namespace scanlab::s11_8 {
 
+/// How many blocks of `kernel` (`threads` threads, `shared_bytes` of dynamic shared memory, which this
+/// allows it) fit on the GPU at once: SMs x blocks per SM; on the emulator, a few. `what` names the
+/// kernel in the error when not even one fits.
+template <class Kernel>
+std::size_t resident_blocks(Kernel kernel, unsigned threads, std::size_t shared_bytes, const char* what) {
+#if defined(SCANLAB_BACKEND_CUDA)
+  SCANLAB_CUDA_CHECK(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
+  int device = 0, sms = 0, per_sm = 0;
+  SCANLAB_CUDA_CHECK(cudaGetDevice(&device));
+  SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  SCANLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(threads),
+                                                                   shared_bytes));
+  if (per_sm == 0) throw Error(std::string(what) + ": one block does not fit on an SM of this GPU");
+  return static_cast<std::size_t>(sms) * static_cast<std::size_t>(per_sm);
+#else
+  (void)kernel, (void)threads, (void)shared_bytes, (void)what;
+  return 4;  // the emulator: a few blocks, run by its workers
+#endif
+}
+
 /// One shape of the kernel (scan warps, items per thread, stages; 0 stages: the one-tile shape; with or
 /// without the look-back warp): its tile, block, shared memory and how many of its blocks fit on the GPU at once.
 template <class T, class Op, int Warps, int Items, int Stages, bool LookBackWarp = false>
@@ -25,20 +46,9 @@ struct PersistentShape {
   static constexpr auto kernel() { return persistent_scan_kernel<Warps, Items, Stages, LookBackWarp, T, Op>; }
   static constexpr std::size_t kSharedBytes = persistent_scan_shared_bytes<Warps, Items, Stages, T>();
 
-  /// Blocks that fit at once (on a GPU: SMs x blocks per SM; the emulator: a few).
+  /// Blocks that fit at once (s11_8::resident_blocks).
   static std::size_t resident_blocks() {
-#if defined(SCANLAB_BACKEND_CUDA)
-    SCANLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(kSharedBytes)));
-    int device = 0, sms = 0, per_sm = 0;
-    SCANLAB_CUDA_CHECK(cudaGetDevice(&device));
-    SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    SCANLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel(), kThreads, kSharedBytes));
-    if (per_sm == 0) throw Error("persistent scan: one block does not fit on an SM of this GPU");
-    return static_cast<std::size_t>(sms) * static_cast<std::size_t>(per_sm);
-#else
-    return 4;  // the emulator: a few blocks, run by its workers
-#endif
+    return s11_8::resident_blocks(kernel(), kThreads, kSharedBytes, "persistent scan");
   }
 };
 

@@ -116,12 +116,14 @@ inline std::string check_result(const Request& r, const Result& out) {
       case App::compact:
       case App::compact_single_pass:
       case App::partition:
-      case App::partition_single_pass: {
+      case App::partition_single_pass:
+      case App::compact_persistent:
+      case App::partition_persistent: {
         const T pivot = static_cast<T>(r.pivot);
         const auto keep = [&](T v) { return v < pivot; };
         std::copy_if(x, x + n, std::back_inserter(expected), keep);
         expected_count = expected.size();
-        if (r.app == App::partition || r.app == App::partition_single_pass) {
+        if (r.app == App::partition || r.app == App::partition_single_pass || r.app == App::partition_persistent) {
           std::copy_if(x, x + n, std::back_inserter(expected), [&](T v) { return !keep(v); });
         }
         break;

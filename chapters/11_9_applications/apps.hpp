@@ -15,7 +15,17 @@
 
 namespace scanlab::s11_9 {
 
-enum class App { compact, partition, compact_single_pass, partition_single_pass, radix_sort, allocate, segmented_scan };
+enum class App {
+  compact,
+  partition,
+  compact_single_pass,
+  partition_single_pass,
+  compact_persistent,
+  partition_persistent,
+  radix_sort,
+  allocate,
+  segmented_scan
+};
 
 struct AppInfo {
   App app;
@@ -30,6 +40,10 @@ inline constexpr AppInfo kApps[] = {
      "compaction fused into the decoupled look-back: one launch, n reads, count writes"},
     {App::partition_single_pass, "partition_single_pass",
      "stable partition in one launch: kept and rejected into two arrays, each in order"},
+    {App::compact_persistent, "compact_persistent",
+     "compaction in one launch of resident blocks on 11.8's pipeline (given: persistent_select.cuh)"},
+    {App::partition_persistent, "partition_persistent",
+     "stable partition in one launch of resident blocks on 11.8's pipeline (given)"},
     {App::radix_sort, "radix_sort", "LSD radix sort of 32-bit keys: 32 one-bit splits (stable partitions)"},
     {App::allocate, "allocate", "each request asks for k_i slots: exclusive scan of k gives the starts, then fill"},
     {App::segmented_scan, "segmented_scan", "scan restarting at head flags: one scan of (flag, value) pairs"},
@@ -44,6 +58,8 @@ struct Request {
   const void* input = nullptr;          ///< n elements of `type`
   double pivot = 0;                     ///< compact, partition: keep x < pivot (converted to `type`)
   const std::uint32_t* heads = nullptr; ///< segmented_scan: n head flags (0 or 1)
+  std::size_t max_blocks = 0;           ///< the persistent forms: blocks per launch at most (0: all that fit)
+  bool misaligned = false;              ///< compact, partition: input and outputs 4 bytes past 16-byte alignment
   int reps = 0;                         ///< timed runs after the verified one (and a warm-up)
   bool trace = false;                   ///< keep the intermediate arrays (flags, offsets, ...)
   std::function<void()> before_each_run;  ///< outside the timed interval (the benchmark empties L2)

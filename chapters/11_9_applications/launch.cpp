@@ -8,6 +8,7 @@
 
 #include "applications_host.hpp"
 #include "apps.hpp"
+#include "persistent_select.hpp"
 
 namespace scanlab::s11_9 {
 namespace {
@@ -25,17 +26,33 @@ std::string format(T v) {
   return buffer;
 }
 
-/// Downloads `count` elements of a device array, formatted, for --trace.
+/// `count` elements of a device array, downloaded.
 template <class T>
-std::vector<std::string> formatted(const T* d, std::size_t count) {
+std::vector<T> downloaded(const T* d, std::size_t count) {
   std::vector<T> host(count);
 #if defined(SCANLAB_BACKEND_CUDA)
   if (count > 0) SCANLAB_CUDA_CHECK(cudaMemcpy(host.data(), d, count * sizeof(T), cudaMemcpyDeviceToHost));
 #else
   if (count > 0) std::memcpy(host.data(), d, count * sizeof(T));
 #endif
+  return host;
+}
+
+/// Uploads `count` elements to a device array.
+template <class T>
+void upload_to(T* d, const T* host, std::size_t count) {
+#if defined(SCANLAB_BACKEND_CUDA)
+  if (count > 0) SCANLAB_CUDA_CHECK(cudaMemcpy(d, host, count * sizeof(T), cudaMemcpyHostToDevice));
+#else
+  if (count > 0) std::memcpy(d, host, count * sizeof(T));
+#endif
+}
+
+/// Downloads `count` elements of a device array, formatted, for --trace.
+template <class T>
+std::vector<std::string> formatted(const T* d, std::size_t count) {
   std::vector<std::string> out;
-  for (const T& v : host) out.push_back(format(v));
+  for (const T& v : downloaded(d, count)) out.push_back(format(v));
   return out;
 }
 
@@ -68,27 +85,39 @@ void take_output(Result& result, const DeviceBuffer<T>& d, std::size_t count) {
 template <class T>
 Result run_select(const Request& r) {
   const std::size_t n = r.n;
-  const bool partition = r.app == App::partition || r.app == App::partition_single_pass;
-  const bool single_pass = r.app == App::compact_single_pass || r.app == App::partition_single_pass;
+  const bool partition =
+      r.app == App::partition || r.app == App::partition_single_pass || r.app == App::partition_persistent;
+  const bool persistent = r.app == App::compact_persistent || r.app == App::partition_persistent;
+  // (single pass: the kept and the rejected elements in two arrays)
+  const bool single_pass = persistent || r.app == App::compact_single_pass || r.app == App::partition_single_pass;
   const Below<T> pred{static_cast<T>(r.pivot)};
   require_memory(3 * n * sizeof(T) + SelectWorkspace::bytes(n) + FusedWorkspace::bytes(n));
-  DeviceBuffer<T> in(n), out(n), rejected(single_pass && partition ? n : 0);
-  in.upload(static_cast<const T*>(r.input));
-  out.poison();
-  rejected.poison();
+  // (misaligned: each array starts one element, 4 or 8 bytes, into its buffer)
+  const std::size_t skip = r.misaligned ? 1 : 0;
+  DeviceBuffer<T> in_buffer(n + skip), out_buffer(n + skip), rejected_buffer(single_pass && partition ? n + skip : 0);
+  in_buffer.poison();
+  out_buffer.poison();
+  rejected_buffer.poison();
   Result result;
   if (n == 0) return result;
+  T* const in = in_buffer.data() + skip;
+  T* const out = out_buffer.data() + skip;
+  T* const rejected = single_pass && partition ? rejected_buffer.data() + skip : nullptr;
+  upload_to(in, static_cast<const T*>(r.input), n);
   if (single_pass) {
-    FusedWorkspace ws(n);
+    FusedWorkspace ws(n, std::min(FusedWorkspace::kSmallestTile, persistent_select_tile<T>()));
     run_and_time(r, result, [&] {
-      select_single_pass(static_cast<const T*>(in.data()), out.data(), partition ? rejected.data() : nullptr, n,
-                         pred, ws);
+      if (persistent) {
+        select_persistent(static_cast<const T*>(in), out, rejected, n, pred, ws, r.max_blocks);
+      } else {
+        select_single_pass(static_cast<const T*>(in), out, rejected, n, pred, ws);
+      }
     });
     result.count = read_one(ws.count.data());
     if (r.trace) result.steps.push_back({"kept count (from the look-back)", {format(result.count)}});
   } else {
     SelectWorkspace ws(n);
-    run_and_time(r, result, [&] { select_three_step(static_cast<const T*>(in.data()), out.data(), n, pred, partition, ws); });
+    run_and_time(r, result, [&] { select_three_step(static_cast<const T*>(in), out, n, pred, partition, ws); });
     result.count = read_one(ws.count.data());
     if (r.trace) {
       result.steps.push_back({"flags (x < pivot)", formatted(ws.flags.data(), n)});
@@ -96,13 +125,13 @@ Result run_select(const Request& r) {
     }
   }
   const std::size_t kept = std::min(result.count, n);
-  take_output(result, out, partition && !single_pass ? n : kept);
+  const std::vector<T> host = downloaded(static_cast<const T*>(out), n);
+  result.output.resize((partition ? n : kept) * sizeof(T));
+  std::memcpy(result.output.data(), host.data(), (partition && !single_pass ? n : kept) * sizeof(T));
   if (single_pass && partition) {
     // The rejected elements, from their own array, after the kept ones.
-    std::vector<T> host(n);
-    rejected.download(host.data());
-    result.output.resize(n * sizeof(T));
-    std::memcpy(result.output.data() + kept * sizeof(T), host.data(), (n - kept) * sizeof(T));
+    const std::vector<T> rest = downloaded(static_cast<const T*>(rejected), n - kept);
+    std::memcpy(result.output.data() + kept * sizeof(T), rest.data(), (n - kept) * sizeof(T));
   }
   return result;
 }

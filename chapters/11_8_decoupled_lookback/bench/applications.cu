@@ -20,6 +20,7 @@
 
 #include "applications_host.hpp"
 #include "contender.hpp"
+#include "persistent_select.hpp"
 #include "scanlab/error.hpp"
 
 namespace scanlab::bench {
@@ -152,47 +153,69 @@ std::string shape_suffix() {
   return Threads == 0 ? "" : "_" + std::to_string(Threads) + "x" + std::to_string(Items);
 }
 
-/// Section 11.9's compaction or partition: single pass (one launch) or three steps. The single pass
-/// in the tuned tile shape (Threads 0) or in Threads x Items (--sweep).
-template <class T, int Threads = 0, int Items = 0>
+/// Section 11.9's compaction or partition in three steps, in one launch (single pass), or in one launch
+/// of resident blocks (persistent).
+enum class SelectForm { three_step, single_pass, persistent };
+
+/// Section 11.9's compaction or partition in `form`: the tuned shape (A 0), or (--sweep) the single pass
+/// in A threads x B items, the persistent one in A warps x B items x C stages.
+template <class T, int A = 0, int B = 0, int C = 0>
 class AppSelect final : public Contender {
  public:
-  AppSelect(bool single_pass, bool partition) : single_pass_(single_pass), partition_(partition) {}
+  AppSelect(SelectForm form, bool partition) : form_(form), partition_(partition) {}
   std::string name() const override {
-    return std::string("11.9/") + (partition_ ? "partition" : "compact") + (single_pass_ ? "_single_pass" : "") +
-           shape_suffix<Threads, Items>();
+    std::string shape;
+    if (A != 0) {
+      shape = "_" + std::to_string(A) + "x" + std::to_string(B) + (C != 0 ? "x" + std::to_string(C) : "");
+    }
+    return std::string("11.9/") + (partition_ ? "partition" : "compact") +
+           (form_ == SelectForm::single_pass  ? "_single_pass"
+            : form_ == SelectForm::persistent ? "_persistent"
+                                              : "") +
+           shape;
   }
   void prepare(std::size_t n) override {
-    if (single_pass_) {
+    if (form_ == SelectForm::single_pass) {
       fused_ = std::make_unique<s11_9::FusedWorkspace>(
-          n, Threads == 0 ? s11_9::FusedWorkspace::kSmallestTile : std::size_t{Threads} * Items);
+          n, A == 0 ? s11_9::FusedWorkspace::kSmallestTile : std::size_t{A} * B);
+    } else if (form_ == SelectForm::persistent) {
+      fused_ = std::make_unique<s11_9::FusedWorkspace>(
+          n, A == 0 ? s11_9::persistent_select_tile<T>() : std::size_t{A} * 32 * B);
     } else {
       three_ = std::make_unique<s11_9::SelectWorkspace>(n);
     }
-    if (single_pass_ && partition_) rejected_.get(n);
+    if (form_ != SelectForm::three_step && partition_) rejected_.get(n);
   }
   void run(const void* d_in, void* d_out, std::size_t n) override {
     const T* in = static_cast<const T*>(d_in);
     T* out = static_cast<T*>(d_out);
-    if (single_pass_) {
-      // (Threads 0, Items 0: select_single_pass's tuned shape)
-      s11_9::select_single_pass<Threads == 0 ? s11_9::kFusedThreads : Threads, Items>(
-          in, out, partition_ ? rejected_.get(n) : nullptr, n, Below<T>{T(0)}, *fused_);
+    // (Only the form's own shapes are instantiated: a single-pass sweep shape has C 0, a persistent one not.)
+    if (form_ == SelectForm::single_pass) {
+      if constexpr (C == 0) {  // (A 0, B 0: select_single_pass's tuned shape)
+        s11_9::select_single_pass<A == 0 ? s11_9::kFusedThreads : A, B>(
+            in, out, partition_ ? rejected_.get(n) : nullptr, n, Below<T>{T(0)}, *fused_);
+      }
+    } else if (form_ == SelectForm::persistent) {
+      if constexpr (A == 0 || C != 0) {
+        s11_9::select_persistent<A, B, C>(in, out, partition_ ? rejected_.get(n) : nullptr, n, Below<T>{T(0)},
+                                          *fused_);
+      }
     } else {
       s11_9::select_three_step(in, out, n, Below<T>{T(0)}, partition_, *three_);
     }
   }
   std::optional<std::string> check(const void* input, const void* d_out, std::size_t n) override {
     Count count = 0;
-    SCANLAB_CUDA_CHECK(cudaMemcpy(&count, single_pass_ ? fused_->count.data() : three_->count.data(), sizeof(Count),
+    const bool two_arrays = form_ != SelectForm::three_step;  // (kept and rejected)
+    SCANLAB_CUDA_CHECK(cudaMemcpy(&count, two_arrays ? fused_->count.data() : three_->count.data(), sizeof(Count),
                                   cudaMemcpyDeviceToHost));
     kept_ = count;
     if (kept_ > n) return "the count " + std::to_string(kept_) + " is more than n";
-    std::vector<T> kept = download<T>(d_out, partition_ && !single_pass_ ? n : kept_);
+    std::vector<T> kept = download<T>(d_out, partition_ && !two_arrays ? n : kept_);
     std::vector<T> rest;
     if (partition_) {
-      rest = single_pass_ ? rejected_.download(n - kept_)
-                          : std::vector<T>(kept.begin() + static_cast<std::ptrdiff_t>(kept_), kept.end());
+      rest = two_arrays ? rejected_.download(n - kept_)
+                        : std::vector<T>(kept.begin() + static_cast<std::ptrdiff_t>(kept_), kept.end());
     }
     return check_select(static_cast<const T*>(input), n, kept_, kept, partition_ ? &rest : nullptr, false);
   }
@@ -201,7 +224,8 @@ class AppSelect final : public Contender {
   }
 
  private:
-  bool single_pass_, partition_;
+  SelectForm form_;
+  bool partition_;
   std::unique_ptr<s11_9::FusedWorkspace> fused_;
   std::unique_ptr<s11_9::SelectWorkspace> three_;
   Buffer<T> rejected_;
@@ -301,9 +325,17 @@ class AppSegmentedScan final : public Contender {
 /// Adds the single-pass compaction and partition in the (Threads, Items) pairs a --sweep tries.
 template <class T, int Threads, int Items, int... Rest>
 void add_select_shapes(Contenders& list) {
-  list.push_back(std::make_unique<AppSelect<T, Threads, Items>>(true, false));
-  list.push_back(std::make_unique<AppSelect<T, Threads, Items>>(true, true));
+  list.push_back(std::make_unique<AppSelect<T, Threads, Items>>(SelectForm::single_pass, false));
+  list.push_back(std::make_unique<AppSelect<T, Threads, Items>>(SelectForm::single_pass, true));
   if constexpr (sizeof...(Rest) > 0) add_select_shapes<T, Rest...>(list);
+}
+
+/// Adds the persistent compaction and partition in the (Warps, Items, Stages) triples a --sweep tries.
+template <class T, int Warps, int Items, int Stages, int... Rest>
+void add_persistent_select_shapes(Contenders& list) {
+  list.push_back(std::make_unique<AppSelect<T, Warps, Items, Stages>>(SelectForm::persistent, false));
+  list.push_back(std::make_unique<AppSelect<T, Warps, Items, Stages>>(SelectForm::persistent, true));
+  if constexpr (sizeof...(Rest) > 0) add_persistent_select_shapes<T, Rest...>(list);
 }
 
 /// Adds the segmented scan in the (Threads, Items) pairs a --sweep tries.
@@ -317,11 +349,13 @@ template <class T>
 Contenders make_application_contenders(bool sweep) {
   Contenders c;
   c.push_back(std::make_unique<CubSelectIf<T>>());
-  c.push_back(std::make_unique<AppSelect<T>>(true, false));
-  c.push_back(std::make_unique<AppSelect<T>>(false, false));
+  c.push_back(std::make_unique<AppSelect<T>>(SelectForm::persistent, false));
+  c.push_back(std::make_unique<AppSelect<T>>(SelectForm::single_pass, false));
+  c.push_back(std::make_unique<AppSelect<T>>(SelectForm::three_step, false));
   c.push_back(std::make_unique<CubPartitionIf<T>>());
-  c.push_back(std::make_unique<AppSelect<T>>(true, true));
-  c.push_back(std::make_unique<AppSelect<T>>(false, true));
+  c.push_back(std::make_unique<AppSelect<T>>(SelectForm::persistent, true));
+  c.push_back(std::make_unique<AppSelect<T>>(SelectForm::single_pass, true));
+  c.push_back(std::make_unique<AppSelect<T>>(SelectForm::three_step, true));
   c.push_back(std::make_unique<CubInclusiveSumByKey<T>>());
   c.push_back(std::make_unique<AppSegmentedScan<T>>());
   if (sweep) {
@@ -329,6 +363,9 @@ Contenders make_application_contenders(bool sweep) {
     // the tuned shapes included under their own names.
     add_select_shapes<T, 64, 32, 128, 16, 128, 24, 128, 32, 256, 8, 256, 16, 256, 32, 512, 8>(c);
     add_segmented_shapes<T, 64, 16, 128, 8, 128, 12, 128, 16, 128, 24, 256, 8, 256, 16>(c);
+    // Select warps x items per thread x stages (4-byte items: a 32 KiB tile at 8 x 32).
+    add_persistent_select_shapes<T, 8, 32, 2, 8, 32, 3, 8, 32, 4, 8, 32, 5, 8, 24, 3, 8, 24, 4, 8, 16, 2, 8, 16, 3, 8, 16, 4,
+                                 8, 16, 5, 8, 16, 8, 4, 32, 4, 16, 16, 4, 16, 8, 4>(c);
   }
   return c;
 }
