@@ -368,13 +368,13 @@ struct TileRing {
   /// producer's, the reducer's, the look-back warp's), `empty` one from each of `consumers` (lane 0 of
   /// each consumer warp, and of the look-back warp if there is one).
   __device__ void init_barriers(unsigned consumers, bool look_back_warp) const {
-    for (int s = 0; s < kRing; ++s) {
+    for (int s = 0; s < Stages; ++s) {  // (none for the one-tile shape)
       barrier_init(&words->full[s], 1);  // (plus the copy's bytes)
       barrier_init(&words->reduced[s], 1);
       barrier_init(&words->empty[s], consumers);
     }
     if (look_back_warp) {
-      for (int r = 0; r < kPrefixRing; ++r) barrier_init(&words->prefixed[r], 1);
+      for (int r = 0; r < 2 * Stages; ++r) barrier_init(&words->prefixed[r], 1);
     }
   }
 

@@ -59,7 +59,7 @@ struct Request {
   double pivot = 0;                     ///< compact, partition: keep x < pivot (converted to `type`)
   const std::uint32_t* heads = nullptr; ///< segmented_scan: n head flags (0 or 1)
   std::size_t max_blocks = 0;           ///< the persistent forms: blocks per launch at most (0: all that fit)
-  bool misaligned = false;              ///< compact, partition: input and outputs 4 bytes past 16-byte alignment
+  bool misaligned = false;              ///< compact, partition: input and outputs one element past 16-byte alignment
   int reps = 0;                         ///< timed runs after the verified one (and a warm-up)
   bool trace = false;                   ///< keep the intermediate arrays (flags, offsets, ...)
   std::function<void()> before_each_run;  ///< outside the timed interval (the benchmark empties L2)

@@ -11,13 +11,15 @@
 #   (in this order: sweep, bench, ncu, tests, sanitize)
 #   tests  test_11_9_solution_cuda, and test_11_8_solution_cuda without its 2^30 test (its persistent
 #          scan's ring is what the persistent select is built on)
-#   sweep  scanlab_bench --sweep: every 11.9 single-pass shape at 2^SWEEP_LOG2 (default 24,28) -> sweep.csv
+#   sweep  scanlab_bench --sweep: every 11.9 single-pass and persistent shape at 2^SWEEP_LOG2 (default 24,28)
+#          -> sweep.csv
 #          (SWEEP_ONLY: other --only words, e.g. the compaction's shapes alone)
 #   bench  scanlab_bench, the applications, CUB and memcpy, 2^10 .. 2^28, int32 and float -> applications.csv
 #   ncu    Nsight Compute on the compaction (11.9 persistent, single pass and CUB's), int32, 2^28
 #          -> ncu_compact.txt (NCU_WHO: other contenders, one word each; NCU_SWEEP=1 to reach a --sweep shape)
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck on scanlab_11_9's
-#          persistent compaction and partition, int32 and double, n = 70001 -> sanitize.log
+#          persistent compaction and partition, int32 and double, n = 70001 (about a tile per block),
+#          and on the test of one to three blocks that take many tiles each -> sanitize.log
 set -u -o pipefail
 export PATH="$PATH:/usr/local/cuda/bin"
 OUT=${OUT:-$PWD/gpu-out}
@@ -37,7 +39,7 @@ gpu_build "$BUILD" 90 300 "$OUT/build.log" "$(nproc)" scanlab_bench scanlab_11_9
 bench="$BUILD/bin/scanlab_bench"
 
 if wants sweep; then
-  step "sweep: the single-pass shapes at 2^${SWEEP_LOG2:-24,28}"
+  step "sweep: the single-pass and persistent shapes at 2^${SWEEP_LOG2:-24,28}"
   timeout "${SWEEP_TIMEOUT:-170}" "$bench" --no-sections --sweep --only "${SWEEP_ONLY:-$apps}" --log2 "${SWEEP_LOG2:-24,28}" \
     --types int32,float --csv "$OUT/sweep.csv" >"$OUT/sweep.log" 2>&1 || fail "sweep (see sweep.log)"
   grep -E "2\^28" "$OUT/sweep.log"
@@ -85,6 +87,13 @@ if wants sanitize; then
         fi
       done
     done
+    # (each block takes many tiles: the ring wraps, the staged tile and the prefix barriers are reused)
+    if timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 9 "$BUILD/bin/test_11_9_solution_cuda" \
+      --gtest_filter='Persistent.FewBlocksAndMisalignedArrays' >>"$OUT/sanitize.log" 2>&1; then
+      echo "clean: $tool Persistent.FewBlocksAndMisalignedArrays" | tee -a "$OUT/sanitize.log"
+    else
+      fail "$tool Persistent.FewBlocksAndMisalignedArrays (see sanitize.log)"
+    fi
   done
 fi
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <map>
 #include <string>
 
 #include "applications_host.hpp"  // FusedWorkspace, next_launch
@@ -43,8 +44,10 @@ constexpr std::size_t persistent_select_tile() {
 
 /// Compaction (d_rejected null) or stable partition into two arrays (kept into d_selected, rejected
 /// into d_rejected, each in order) in ONE launch of the persistent select. The count is left in
-/// ws.count[0]. 0 < n. The shape is the tuned one unless given (the benchmark's sweep); max_blocks
-/// limits the grid (0: as many blocks as fit at once; tests use 1 .. a few).
+/// ws.count[0]. 0 < n < 2^32 (counts are 32-bit). ws must have statuses for this shape's tiles:
+/// FusedWorkspace(n, persistent_select_tile<T>()) for the tuned shape. The shape is the tuned one
+/// unless given (the benchmark's sweep); max_blocks limits the grid (0: as many blocks as fit at
+/// once; tests use 1 .. a few).
 template <int Warps = 0, int Items = 0, int Stages = 0, class T, class Pred>
 void select_persistent(const T* d_in, T* d_selected, T* d_rejected, std::size_t n, Pred pred, FusedWorkspace& ws,
                        std::size_t max_blocks = 0) {
@@ -57,7 +60,18 @@ void select_persistent(const T* d_in, T* d_selected, T* d_rejected, std::size_t 
     constexpr auto kernel = persistent_select_kernel<Warps, Items, Stages, T, Pred>;
     constexpr unsigned kThreads = persistent_select_block_warps<Warps>() * 32;
     constexpr std::size_t kShared = persistent_select_shared_bytes<Warps, Items, Stages, T>();
-    static const std::size_t resident = s11_8::resident_blocks(kernel, kThreads, kShared, "persistent select");
+    if (n > 0xffffffffu) throw Error("persistent select: n is too large (counts are 32-bit: fewer than 2^32)");
+    // Blocks that fit at once, found once per device (which also lets the kernel have its shared memory).
+    static std::map<int, std::size_t> resident_on;
+    int device = 0;
+#if defined(SCANLAB_BACKEND_CUDA)
+    SCANLAB_CUDA_CHECK(cudaGetDevice(&device));
+#endif
+    auto found = resident_on.find(device);
+    if (found == resident_on.end()) {
+      found = resident_on.emplace(device, s11_8::resident_blocks(kernel, kThreads, kShared, "persistent select")).first;
+    }
+    const std::size_t resident = found->second;
     const std::size_t tiles = ceil_div(n, std::size_t{Warps} * 32 * Items);
     std::size_t blocks = std::min(tiles, resident);
     if (max_blocks != 0) blocks = std::min(blocks, max_blocks);
