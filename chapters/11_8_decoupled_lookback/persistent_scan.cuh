@@ -414,6 +414,20 @@ struct TileRing {
     return __shfl_sync(kFullWarp, tile, 0);
   }
 
+  /// Consumers, with the look-back warp: wait until it is done with round `round`. Every round,
+  /// a skipped stage's too: the look-back warp completes a phase of `prefixed` each round, and a phase
+  /// nobody waits for is an error to compute-sanitizer synccheck ("missing wait").
+  __device__ void wait_prefixed(unsigned round) const {
+    barrier_wait(&words->prefixed[round % kPrefixRing], (round / kPrefixRing) & 1u);
+  }
+
+  /// Consumers, with the look-back warp: round `round`'s exclusive prefix (of type A), in every lane.
+  template <class A>
+  __device__ A take_prefix(unsigned round) const {
+    wait_prefixed(round);
+    return shared_value<A>(&words->prefix_value[round % kPrefixRing], lane);
+  }
+
   /// Chunk c of a tile whose first `count` chunks are in `stage`: from there, else from x (elements
   /// past n: `fill`).
   __device__ Chunk<T> chunk_at(const Chunk<T>* stage_chunks, unsigned tile, unsigned count, int c, T fill) const {
@@ -711,6 +725,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
       if (!LookBackWarp && warp == 0) pl::barrier_wait(&words.reduced[s], parity);
       __syncwarp();
       if (lane == 0) pl::barrier_arrive(&words.empty[s]);
+      if constexpr (LookBackWarp) ring.wait_prefixed(round);
       continue;
     }
     if (tile >= tiles) return;
@@ -756,9 +771,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
     if constexpr (LookBackWarp) {
       // From the look-back warp, which has mostly found it while the tile waited in the ring.
       (void)tile_aggregate;
-      const unsigned p = round % Ring::kPrefixRing;
-      pl::barrier_wait(&words.prefixed[p], (round / Ring::kPrefixRing) & 1u);
-      prefix = pl::shared_value<T>(&words.prefix_value[p], lane);
+      prefix = ring.template take_prefix<T>(round);
     } else {
       // Warp 0 looks back (the reducer has published the aggregate, and tile 0's prefix), publishes
       // the prefix; the other scan warps wait for it at the barrier.

@@ -141,6 +141,7 @@ __global__ void __launch_bounds__((Warps + 3) * 32)  // persistent_select_block_
     if (tile == pl::kSkipStage) {  // a wrongly guessed tile: hand the stage back
       __syncwarp();
       if (lane == 0) pl::barrier_arrive(&words.empty[s]);
+      ring.wait_prefixed(round);
       continue;
     }
     if (tile >= tiles) return;
@@ -207,9 +208,7 @@ __global__ void __launch_bounds__((Warps + 3) * 32)  // persistent_select_block_
     // 5. The prefix (from the look-back warp, mostly found while the tile waited in the ring), then
     //    copy out: staged[j < tile_kept] to selected[prefix + j], the rest to rejected after the
     //    (first - prefix) elements of earlier tiles that were rejected.
-    const unsigned p = round % Ring::kPrefixRing;
-    pl::barrier_wait(&words.prefixed[p], (round / Ring::kPrefixRing) & 1u);
-    const Count prefix = pl::shared_value<Count>(&words.prefix_value[p], lane);
+    const Count prefix = ring.template take_prefix<Count>(round);
     pl::scan_warps_sync(kThreads, &select_barrier, sync_parity);  // the staged tile, for every thread
     if (tile == tiles - 1 && threadIdx.x == 0) *d_count = prefix + tile_kept;
     const std::size_t first = static_cast<std::size_t>(tile) * kTile;

@@ -125,23 +125,35 @@ INSTANTIATE_TEST_SUITE_P(Apps, Select,
 INSTANTIATE_TEST_SUITE_P(Given, Select, testing::Values(App::compact_persistent, App::partition_persistent),
                          [](const auto& info) { return std::string(kApps[static_cast<int>(info.param)].name); });
 
-TEST(Persistent, FewBlocksAndMisalignedArrays) {
-  SKIP_WITHOUT_DEVICE();
+/// Both persistent forms, int32 and double, with one, two and three blocks (so the ring wraps).
+void check_few_blocks(bool misaligned) {
   const std::size_t n = on_gpu() ? (1u << 20) + 5 : 20011;
   for (App app : {App::compact_persistent, App::partition_persistent}) {
     for (DType type : {DType::int32, DType::float64}) {
       const AppInput in = random_input(type, n, 31);
       for (std::size_t blocks : {1, 2, 3}) {
-        for (bool misaligned : {false, true}) {
-          Request r = make_request(app, in, OpKind::add, ScanKind::inclusive);
-          r.max_blocks = blocks;
-          r.misaligned = misaligned;
-          ASSERT_EQ(check(r, std::string(name(type)) + ", " + std::to_string(blocks) + " blocks" + (misaligned ? ", misaligned" : "")),
-                    "");
-        }
+        Request r = make_request(app, in, OpKind::add, ScanKind::inclusive);
+        r.max_blocks = blocks;
+        r.misaligned = misaligned;
+        ASSERT_EQ(check(r, std::string(name(type)) + ", " + std::to_string(blocks) + " blocks" +
+                               (misaligned ? ", misaligned" : "")),
+                  "");
       }
     }
   }
+}
+
+TEST(Persistent, FewBlocks) {
+  SKIP_WITHOUT_DEVICE();
+  check_few_blocks(false);
+}
+
+// (No bulk copies: compute-sanitizer racecheck can check this one, ring wrap-around included. It
+// takes the mbarriers that order a stage's reuse for no synchronisation, so it reports every bulk
+// copy into a stage that was read before.)
+TEST(Persistent, FewBlocksMisaligned) {
+  SKIP_WITHOUT_DEVICE();
+  check_few_blocks(true);
 }
 
 #if defined(SCANLAB_LINKED_CPU)
