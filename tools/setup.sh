@@ -26,6 +26,7 @@ PACKAGES='
 cmake                      required  cmake          cmake               cmake
 g++                        required  xcode          gcc-c++             cmd:g++ cmd:c++ cmd:clang++
 ninja-build                optional  ninja          ninja-build         cmd:ninja
+ccache                     optional  ccache         ccache              cmd:ccache
 libgtest-dev               required  googletest     gtest-devel         inc:gtest/gtest.h
 libgmock-dev               required  googletest     gmock-devel         inc:gmock/gmock.h
 libboost-context-dev       emulator  boost          boost-devel         inc:boost/context/fiber.hpp

@@ -53,7 +53,7 @@ std::string check(const Request& r, const std::string& what) {
     error = std::string("error: ") + e.what();
   }
   if (error.empty()) return "";
-  return what + ", n = " + std::to_string(r.n) + ": " + error + " (look at " SCANLAB_SOURCE_HINT ")";
+  return what + ", n = " + std::to_string(r.n) + ": " + error + " (look at " + SCANLAB_SOURCE_HINT + ")";
 }
 
 // Sizes: edges of warps (32), one-element-per-thread blocks (256), single-pass tiles (2048: 8-byte

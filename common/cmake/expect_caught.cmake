@@ -5,8 +5,11 @@
 # of it (./lab grade runs each test in a process of its own and reports "crashed (...) in <test>").
 # Usage:
 #   cmake -DTEST_EXE=<test program> -DMUTANT=<section/name> [-DTIMEOUT=<seconds>] [-DPATCH=<file>]
-#         [-DEMULATOR=<command>] -P expect_caught.cmake
+#         [-DEMULATOR=<command>] [-DWATCHDOG=<seconds>] -P expect_caught.cmake
 # TIMEOUT is the test's own ctest timeout (SCANLAB_TEST_TIMEOUT: longer under the sanitizer presets).
+# WATCHDOG (SCANLAB_MUTANT_WATCHDOG_S) shortens the emulator's watchdog for the mutant's run
+# (SCANLAB_EMU_WATCHDOG_S): a mutant that spins fails every test it spins in after that long without
+# progress instead of 2 s (11.7's waits_for_own_flag: 84 such tests), with the same message.
 # PATCH is the mutant's patch (chapters/<DIR>/mutants/<name>.patch). If its preamble has a line
 # `EXPECT: <regex>`, the failing tests' messages must match that regular expression: not only that the
 # grader fails the bug, but that it says what a student needs to hear (a race, a deadlock at a
@@ -15,7 +18,11 @@ if(NOT DEFINED TIMEOUT)
   set(TIMEOUT 600)
 endif()
 separate_arguments(emulator UNIX_COMMAND "${EMULATOR}")  # a cross build's qemu (scanlab.cmake), else empty
-execute_process(COMMAND ${emulator} "${TEST_EXE}" --gtest_brief=1
+set(env "")
+if(WATCHDOG)
+  set(env "${CMAKE_COMMAND}" -E env "SCANLAB_EMU_WATCHDOG_S=${WATCHDOG}")
+endif()
+execute_process(COMMAND ${env} ${emulator} "${TEST_EXE}" --gtest_brief=1
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT ${TIMEOUT})
 string(REGEX MATCHALL "\\[  FAILED  \\] [^\n]*" failed "${out}")
 list(LENGTH failed failed_count)

@@ -62,12 +62,21 @@ std::string schedule_check(const Algorithm& algorithm, DType type, OpKind op, Sc
 /// those places. Empty if no failure.
 std::string blocks_hint(const std::string& failure, const std::function<std::string()>& in_index_order);
 
+/// Where this test program's messages point the student, e.g. "the TODO(student) blocks in
+/// exercises/11_2_kogge_stone/": defined in a one-line source that CMake writes for each test program
+/// (scanlab_source_hint in common/cmake/scanlab.cmake), so that a section's test objects are compiled
+/// once for the solution, the exercise and every mutant and valid variant.
+extern const char source_hint[];
+
 struct GradingOptions {
   std::string source_hint;   ///< where a student should look, e.g. "exercises/11_2_kogge_stone/"
   std::size_t large = 5000;  ///< largest size for algorithms without a section limit
   bool race_check = true;    ///< cpu backend only
   bool exercise = false;     ///< grades a student's kernels: leaves out the kernels the section gives
 };
+
+/// The hint in a section's tests.cpp: `<< "see " << SCANLAB_SOURCE_HINT`.
+#define SCANLAB_SOURCE_HINT ::scanlab::grading::source_hint
 
 /// `exercise` for GradingOptions: true in a test program that grades a student's kernels (CMake
 /// defines SCANLAB_GRADES_EXERCISE there).
