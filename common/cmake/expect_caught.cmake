@@ -18,11 +18,10 @@ if(NOT DEFINED TIMEOUT)
   set(TIMEOUT 600)
 endif()
 separate_arguments(emulator UNIX_COMMAND "${EMULATOR}")  # a cross build's qemu (scanlab.cmake), else empty
-set(env "")
 if(WATCHDOG)
-  set(env "${CMAKE_COMMAND}" -E env "SCANLAB_EMU_WATCHDOG_S=${WATCHDOG}")
+  set(ENV{SCANLAB_EMU_WATCHDOG_S} "${WATCHDOG}")  # inherited (not `cmake -E env`, which hides a signal)
 endif()
-execute_process(COMMAND ${env} ${emulator} "${TEST_EXE}" --gtest_brief=1
+execute_process(COMMAND ${emulator} "${TEST_EXE}" --gtest_brief=1
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT ${TIMEOUT})
 string(REGEX MATCHALL "\\[  FAILED  \\] [^\n]*" failed "${out}")
 list(LENGTH failed failed_count)

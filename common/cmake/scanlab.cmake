@@ -22,6 +22,9 @@
 #   - a test program per source and backend, its tests labelled "<ID>;<backend>;<source>";
 #   - per mutant and valid variant, a cpu kernel library and test program, and one ctest test
 #     labelled "mutant;<ID>;cpu" or "valid;<ID>;cpu".
+# tests.cpp is compiled once per backend and kind of grading (the solution's, or a student's kernels:
+# the exercise's and every variant's), and those objects are linked into each test program with its
+# kernel library (scanlab_section_test_objects): a variant compiles only its kernels.
 
 set(SCANLAB_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 # A cross build (common/cmake/toolchains/) runs its programs under an emulator (qemu). ctest puts it
@@ -209,6 +212,20 @@ endfunction()
 # time (11.2's launch.cpp: 5.7 s against 9.9 s on one quiet core). There are 56 of them.
 set(SCANLAB_VARIANT_OPTIONS "-O1;-g0" CACHE STRING
     "Compile options of the mutants' and valid variants' kernel libraries (after the build type's)")
+
+# The cuda code that a build only compiles to check it, for other architectures than the rest: the
+# exercise stubs' kernel libraries and the benchmark programs (chapters/11_8_decoupled_lookback/bench).
+# The ci preset, where no GPU runs anything, sets 90-virtual: PTX only, no ptxas, which is a third of
+# nvcc's time (11.8's kernel library: cicc 18.8 s, ptxas 12.9 s, the host compiler 11.4 s). The
+# solutions' kernel libraries keep CMAKE_CUDA_ARCHITECTURES, so every kernel the lab gives, and its
+# inline PTX, still goes through ptxas once. Empty: CMAKE_CUDA_ARCHITECTURES.
+set(SCANLAB_CUDA_CHECK_ARCHITECTURES "" CACHE STRING
+    "CUDA architectures of the cuda code built only to be checked: the exercises' kernel libraries, the benchmarks (empty: CMAKE_CUDA_ARCHITECTURES)")
+function(scanlab_cuda_check_only)
+  if(SCANLAB_CUDA_CHECK_ARCHITECTURES)
+    set_target_properties(${ARGN} PROPERTIES CUDA_ARCHITECTURES "${SCANLAB_CUDA_CHECK_ARCHITECTURES}")
+  endif()
+endfunction()
 
 # Makes the kernel folder of one variant (`kind`: mutant or valid): the `files` of solutions/<dir>/ with
 # `patch` applied, in <binary dir>/kernels/<kind>_<name>/ (sets `out_var` to it). Files are rewritten
@@ -523,6 +540,9 @@ function(scanlab_add_section)
     foreach(backend IN LISTS SCANLAB_BACKENDS)
       set(lib scanlab_${id}_${source}_${backend})
       scanlab_kernel_library(${lib} ${backend} "${chapter}/launch.cpp" "${kernel_dir}" ${S_KERNEL_INCLUDES})
+      if(backend STREQUAL "cuda" AND source STREQUAL "exercise")
+        scanlab_cuda_check_only(${lib})
+      endif()
       list(APPEND libs ${lib})
       list(APPEND student_targets ${lib})
 
