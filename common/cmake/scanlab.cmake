@@ -38,6 +38,10 @@ if(CMAKE_CROSSCOMPILING_EMULATOR)
   list(TRANSFORM CMAKE_CROSSCOMPILING_EMULATOR PREPEND "'" OUTPUT_VARIABLE _quoted)
   list(TRANSFORM _quoted APPEND "'")
   string(JOIN " " _quoted ${_quoted})
+endif()
+# Only a cross build's emulator is qemu: ./lab grade --class sets CMAKE_CROSSCOMPILING_EMULATOR in a
+# native build to its output cap (tools/scanlab_lab/cap_output.sh), which takes no qemu options.
+if(CMAKE_CROSSCOMPILING AND CMAKE_CROSSCOMPILING_EMULATOR)
   # GoogleTest's death tests (threadsafe style) re-execute the test program: execv(argv[0]). Under
   # qemu-user that execv goes to the host kernel, which cannot run an arm64 program unless qemu is
   # registered with binfmt_misc (it is not in a container, and registering needs root). So a gtest

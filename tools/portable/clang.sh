@@ -36,7 +36,7 @@ done
 # What the preset needs (clang, libc++, GoogleTest's sources) from the one list, installed where it can be.
 bash "$ROOT/tools/setup.sh" --clang || exit 2
 launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+[ "${LAB_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
 t0=$SECONDS
 cmake --preset clang-libcxx "${launcher[@]}" >/dev/null
