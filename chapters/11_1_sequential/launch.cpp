@@ -17,8 +17,7 @@ struct SequentialScan : NoWorkspace {
 };
 
 const Algorithm kAlgorithms[] = {
-    {"sequential", "one thread scans the whole array, n - 1 operator applications", "Sec. 11.1", 0,
-     &run_scan<SequentialScan>},
+    with_run(kAlgorithmInfo[0], &run_scan<SequentialScan>),
 };
 
 }  // namespace

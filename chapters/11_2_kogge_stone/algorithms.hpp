@@ -11,6 +11,16 @@ SCANLAB_DECLARE_SECTION(s11_2)
 
 namespace scanlab::s11_2 {
 
+/// The section's algorithms, in table order: the one list of them (launch.cpp gives each its kernels
+/// with with_run; the grader's checker registers its tests from this list, scanlab/remote.hpp).
+inline constexpr AlgorithmInfo kAlgorithmInfo[] = {
+    {"kogge_stone", "partial sums in a temporary between two barriers, one element per thread", "Fig. 11.3", 1024},
+    {"kogge_stone_double_buffer", "two shared arrays with alternating roles: one barrier per step", "Sec. 11.2",
+     1024},
+    {"kogge_stone_warp_shuffle", "__shfl_up_sync Kogge-Stone per warp, then over the warp totals", "Sec. 11.2",
+     1024},
+};
+
 /// Runs the kernel of `algorithm` (a name in the table) once over request.problem.n elements as
 /// ceil(n / section) independent sections of `section` elements, one block each: the first phase of
 /// section 11.6's hierarchical scan. request.output receives each section's own scan (not the scan

@@ -58,13 +58,11 @@ struct SingleSection {
 };
 
 const Algorithm kAlgorithms[] = {
-    {"kogge_stone", "partial sums in a temporary between two barriers, one element per thread", "Fig. 11.3",
-     kSection, &run_scan<SingleSection<Variant::fig_11_3>::Scan>},
-    {"kogge_stone_double_buffer", "two shared arrays with alternating roles: one barrier per step",
-     "Sec. 11.2", kSection, &run_scan<SingleSection<Variant::double_buffer>::Scan>},
-    {"kogge_stone_warp_shuffle", "__shfl_up_sync Kogge-Stone per warp, then over the warp totals",
-     "Sec. 11.2", kSection, &run_scan<SingleSection<Variant::warp_shuffle>::Scan>},
+    with_run(kAlgorithmInfo[0], &run_scan<SingleSection<Variant::fig_11_3>::Scan>),
+    with_run(kAlgorithmInfo[1], &run_scan<SingleSection<Variant::double_buffer>::Scan>),
+    with_run(kAlgorithmInfo[2], &run_scan<SingleSection<Variant::warp_shuffle>::Scan>),
 };
+static_assert(kAlgorithmInfo[0].max_n == kSection && kAlgorithmInfo[2].max_n == kSection);
 
 Variant variant_named(std::string_view name) {
   if (name == "kogge_stone") return Variant::fig_11_3;

@@ -39,13 +39,13 @@ struct Coarsened {
 };
 
 const Algorithm kAlgorithms[] = {
-    {"coarsened", "3 phases on 256 threads x 8 elements: sequential, Kogge-Stone over the totals, update",
-     "Sec. 11.5", Coarsened<256, 8>::max_section, &run_scan<Coarsened<256, 8>::Scan>},
-    {"coarsened_64x16", "the book's worked example: 1024 elements on 64 threads x 16 elements", "Sec. 11.5",
-     Coarsened<64, 16>::max_section, &run_scan<Coarsened<64, 16>::Scan>},
-    {"coarsened_256x4", "factor 4 (n = 8 runs the chapter's exercise on 2 threads: try --trace)", "Sec. 11.5",
-     Coarsened<256, 4>::max_section, &run_scan<Coarsened<256, 4>::Scan>},
+    with_run(kAlgorithmInfo[0], &run_scan<Coarsened<256, 8>::Scan>),
+    with_run(kAlgorithmInfo[1], &run_scan<Coarsened<64, 16>::Scan>),
+    with_run(kAlgorithmInfo[2], &run_scan<Coarsened<256, 4>::Scan>),
 };
+static_assert(kAlgorithmInfo[0].max_n == Coarsened<256, 8>::max_section &&
+              kAlgorithmInfo[1].max_n == Coarsened<64, 16>::max_section &&
+              kAlgorithmInfo[2].max_n == Coarsened<256, 4>::max_section);
 
 }  // namespace
 

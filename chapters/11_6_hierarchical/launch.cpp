@@ -71,18 +71,13 @@ template <class T, class Op>
 using HierarchicalSmallSections = Hierarchical<WarpShuffleSections<32>>::Scan<T, Op>;
 
 const Algorithm kAlgorithms[] = {
-    {"hierarchical_coarsened",
-     "scan 4096-element sections (coarsened, 512 threads x 8), scan the block sums, add them back",
-     "Sec. 11.6", 0, &run_scan<HierarchicalCoarsened>},
-    {"hierarchical_kogge_stone", "the same three steps over 1024-element Kogge-Stone sections (Fig. 11.3)",
-     "Sec. 11.6", 0, &run_scan<HierarchicalKoggeStone>},
-    {"hierarchical_brent_kung", "the same three steps over 2048-element Brent-Kung sections", "Sec. 11.6", 0,
-     &run_scan<HierarchicalBrentKung>},
+    with_run(kAlgorithmInfo[0], &run_scan<HierarchicalCoarsened>),
+    with_run(kAlgorithmInfo[1], &run_scan<HierarchicalKoggeStone>),
+    with_run(kAlgorithmInfo[2], &run_scan<HierarchicalBrentKung>),
 };
 
 const Algorithm kTestAlgorithms[] = {
-    {"hierarchical_small_sections", "test only: 32-element warp-shuffle sections, so small n recurses deeply",
-     "Sec. 11.6", 0, &run_scan<HierarchicalSmallSections>},
+    with_run(kTestAlgorithmInfo[0], &run_scan<HierarchicalSmallSections>),
 };
 
 }  // namespace

@@ -3,11 +3,34 @@
 /// the entry points only the tests use.
 #pragma once
 
+#include <span>
+
 #include "scanlab/section.hpp"
 
 SCANLAB_DECLARE_SECTION(s11_7)
 
 namespace scanlab::s11_7 {
+
+/// The section's algorithms, in table order: the one list of them (launch.cpp gives each its kernels
+/// with with_run; the grader's checker registers its tests from this list, scanlab/remote.hpp).
+inline constexpr AlgorithmInfo kAlgorithmInfo[] = {
+    {"single_pass", "one kernel: scan 4096-element sections, pass running totals block to block (domino)",
+     "Sec. 11.7", 0},
+    // cpu only (the last): a deadlock the emulator shows, which a GPU would hang on.
+    {"single_pass_static_index",
+     "cpu only: the same with blockIdx.x as section number; deadlocks if blocks start out of order", "Sec. 11.7",
+     0},
+};
+
+/// The algorithms of the table on `backend`: the cuda table has no single_pass_static_index.
+inline constexpr std::span<const AlgorithmInfo> algorithm_info(Backend backend) {
+  return std::span(kAlgorithmInfo).first(backend == Backend::cpu ? 2 : 1);
+}
+
+/// test_algorithms' list (below).
+inline constexpr AlgorithmInfo kTestAlgorithmInfo[] = {
+    {"single_pass_small_sections", "test only: 256-element sections, long domino chains", "Sec. 11.7", 0},
+};
 
 /// Algorithms only the tests use (not offered by the program): the single-pass scan over sections
 /// of 256 elements (32 threads, 8 elements each), so that a short array already makes a long domino

@@ -21,19 +21,15 @@ template <class T, class Op>
 using SmallSectionsScan = SinglePass<32, 8>::Scan<T, Op>;
 
 const Algorithm kAlgorithms[] = {
-    {"single_pass", "one kernel: scan 4096-element sections, pass running totals block to block (domino)",
-     "Sec. 11.7", 0, &run_scan<SinglePassScan>},
+    with_run(kAlgorithmInfo[0], &run_scan<SinglePassScan>),
 #if defined(SCANLAB_BACKEND_CPU)
     // Not on a GPU, where it can hang: it is here to watch it fail with --block-order reverse.
-    {"single_pass_static_index",
-     "cpu only: the same with blockIdx.x as section number; deadlocks if blocks start out of order",
-     "Sec. 11.7", 0, &run_scan<StaticIndexScan>},
+    with_run(kAlgorithmInfo[1], &run_scan<StaticIndexScan>),
 #endif
 };
 
 const Algorithm kTestAlgorithms[] = {
-    {"single_pass_small_sections", "test only: 256-element sections, long domino chains", "Sec. 11.7", 0,
-     &run_scan<SmallSectionsScan>},
+    with_run(kTestAlgorithmInfo[0], &run_scan<SmallSectionsScan>),
 };
 
 }  // namespace

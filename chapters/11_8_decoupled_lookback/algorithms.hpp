@@ -6,12 +6,27 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "scanlab/section.hpp"
 
 SCANLAB_DECLARE_SECTION(s11_8)
 
 namespace scanlab::s11_8 {
+
+/// The section's algorithms, in table order: the one list of them (launch.cpp gives each its kernels
+/// with with_run; the grader's checker registers its tests from this list, scanlab/remote.hpp).
+inline constexpr AlgorithmInfo kAlgorithmInfo[] = {
+    {"decoupled_lookback",
+     "single pass, one launch: tiles publish aggregates at once and look back over 32 predecessors per step; "
+     "16-byte loads, n reads + n writes",
+     "Merrill & Garland 2016 (beyond the book)", 0},
+    {"persistent_pipelined",
+     "the same look-back in persistent blocks: a producer warp streams tiles into a ring of shared-memory stages "
+     "(TMA bulk copies and mbarriers on sm_90) while the scan warps scan and look back",
+     "beyond the book (persistent_scan.cuh)", 0, /*given=*/true},
+};
 
 /// `launches` scans, one after another, with ONE workspace (ticket counter and statuses) and the
 /// same device buffers, the input alternating between two seeded arrays, each output verified.
@@ -28,9 +43,26 @@ struct RepeatedLaunches {
   std::size_t max_blocks = 0;  ///< persistent: blocks per launch at most (0: as many as fit)
 };
 
-/// "" if every launch verified, else the first failure (which launch, and the verifier's message).
-SCANLAB_EXPORT std::string repeated_launches_cuda(const RepeatedLaunches& request);
-SCANLAB_EXPORT std::string repeated_launches_cpu(const RepeatedLaunches& request);
+/// What the launches produced, for the grading tests to check against the CPU reference (they decide,
+/// not the kernels' process: scanlab/remote.hpp). Launch k scanned the seeded input k % 2.
+struct RepeatedOutputs {
+  /// Each launch's output in full for launches 0 and 1 and, for floating types (whose rounding may
+  /// differ from launch to launch), every launch; else its digest (an integer scan has one right
+  /// output, so launch k must repeat launch k % 2 bit for bit).
+  std::vector<std::string> outputs;
+  std::vector<std::uint64_t> digests;
+  std::string error;  ///< "launch k: ..." if a launch failed (outputs then end before it)
+};
+
+/// The digest of a launch's output bytes in RepeatedOutputs (FNV-1a, 64 bits).
+inline std::uint64_t digest(std::string_view bytes) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (const char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
+}
+
+SCANLAB_EXPORT RepeatedOutputs repeated_launches_cuda(const RepeatedLaunches& request);
+SCANLAB_EXPORT RepeatedOutputs repeated_launches_cpu(const RepeatedLaunches& request);
 
 /// Elements per tile (one block's share) for elements of `type`.
 SCANLAB_EXPORT std::size_t tile_items_cuda(DType type);

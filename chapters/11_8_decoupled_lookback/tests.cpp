@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "algorithms.hpp"
+#include "scanlab/inputs.hpp"
 #include "scanlab/testing.hpp"
+#include "scanlab/verify.hpp"
 
 #if defined(SCANLAB_LINKED_CPU)
 #include "scanlab/emu/runtime.hpp"
@@ -24,8 +26,39 @@ using namespace scanlab;
 const AlgorithmTable& table() { return grading::linked_table<s11_8::linked_tables>(); }
 bool on_gpu() { return table().backend == Backend::cuda; }
 
-std::string repeated_launches(const s11_8::RepeatedLaunches& request) {
-  return SCANLAB_LINKED_ENTRY(s11_8::repeated_launches)(request);
+// "" if every launch of `r` scanned right, else the first that did not (which, and what is wrong). The
+// outputs come back from the kernels and are checked here: the first two (one per input) against the
+// CPU reference, each later one as a repeat of the earlier launch on the same input.
+std::string repeated_launches(const s11_8::RepeatedLaunches& r) {
+  const s11_8::RepeatedOutputs out = SCANLAB_LINKED_ENTRY(s11_8::repeated_launches)(r);
+  const ScanProblem problem{r.type, r.op, r.kind, r.n, false};
+  const HostArray inputs[2] = {make_input(r.type, r.op, r.n, r.seed), make_input(r.type, r.op, r.n, r.seed + 1)};
+  const std::string launch_of = " of " + std::to_string(r.launches) + " on one workspace: ";
+  const bool full = is_floating(r.type);
+  if (out.digests.size() > static_cast<std::size_t>(r.launches) ||
+      out.outputs.size() != (full ? out.digests.size() : std::min<std::size_t>(out.digests.size(), 2))) {
+    return "the kernels' process sent " + std::to_string(out.digests.size()) + " digests and " +
+           std::to_string(out.outputs.size()) + " outputs for " + std::to_string(r.launches) + " launches";
+  }
+  for (std::size_t i = 0; i < out.digests.size(); ++i) {
+    const std::string what = "launch " + std::to_string(i) + launch_of;
+    if (i < out.outputs.size()) {
+      const std::string& output = out.outputs[i];
+      if (output.size() != inputs[i % 2].bytes() || s11_8::digest(output) != out.digests[i]) {
+        return what + "an output of the wrong size or digest";
+      }
+      const VerifyResult v = verify_scan(problem, inputs[i % 2].data(), output.data());
+      if (!v.passed) return what + v.message;
+    } else if (out.digests[i] != out.digests[i % 2]) {
+      return what + "the output differs from launch " + std::to_string(i % 2) +
+             "'s on the same input, which was right: a flag or status of an earlier launch changed this one";
+    }
+  }
+  if (!out.error.empty()) return out.error;
+  if (out.digests.size() != static_cast<std::size_t>(r.launches)) {
+    return "only " + std::to_string(out.digests.size()) + " of " + std::to_string(r.launches) + " launches ran";
+  }
+  return "";
 }
 std::size_t tile_items(DType type) {
   return SCANLAB_LINKED_ENTRY(s11_8::tile_items)(type);

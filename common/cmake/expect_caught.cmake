@@ -13,7 +13,8 @@
 # PATCH is the mutant's patch (chapters/<DIR>/mutants/<name>.patch). If its preamble has a line
 # `EXPECT: <regex>`, the failing tests' messages must match that regular expression: not only that the
 # grader fails the bug, but that it says what a student needs to hear (a race, a deadlock at a
-# barrier, a spin the watchdog ended, ...).
+# barrier, a spin the watchdog ended, ...). A `FORBID: <regex>` line says what the output must not hold
+# (a hostile mutant's printed GoogleTest marker, which ctest would read as the test's result).
 if(NOT DEFINED TIMEOUT)
   set(TIMEOUT 600)
 endif()
@@ -33,6 +34,13 @@ if(DEFINED PATCH)
   string(SUBSTRING "\n${text}" 0 ${diff_start} preamble)
   if(preamble MATCHES "\nEXPECT: ([^\n]*)")
     set(expect "${CMAKE_MATCH_1}")
+  endif()
+  if(preamble MATCHES "\nFORBID: ([^\n]*)")
+    set(forbid "${CMAKE_MATCH_1}")
+    if("${out}\n${err}" MATCHES "${forbid}")
+      message(FATAL_ERROR "mutant ${MUTANT}: the output holds '${CMAKE_MATCH_0}', which its FORBID line forbids "
+                          "('${forbid}', ${PATCH}).\n${out}\n${err}")
+    endif()
   endif()
 endif()
 if(NOT rc MATCHES "^[0-9]+$" AND NOT expect STREQUAL "" AND rc MATCHES "${expect}")

@@ -2,7 +2,7 @@
 
 Kinds: wrong value, race, barrier divergence, deadlock (a stuck block or the emulator's watchdog),
 memory error, crash, timeout, build error (set by grade.py), other. The wording matched is that of
-common/src/verify.cpp, common/src/program.cpp (the race check), common/emu/src/block.cpp and
+common/src/remote_checker.cpp (the runner of a student's kernels crashed or ended), common/src/verify.cpp, common/src/program.cpp (the race check), common/emu/src/block.cpp and
 block_report.cpp (deadlock, watchdog, divergence, stack overflow) and the mutants' EXPECT files.
 """
 import re
@@ -13,6 +13,8 @@ from typing import List, NamedTuple
 KINDS = ["crash", "timeout", "deadlock", "barrier divergence", "memory error", "race", "wrong value", "other"]
 
 PATTERNS = [  # (kind, regex), the first match wins
+    # The grader's runner, where a student's kernels run (common/src/remote_checker.cpp), died.
+    ("crash", r"the kernels' process (crashed|ended before it answered|answered .* not a result)"),
     ("deadlock", r"watchdog: no progress|deadlock: .*no thread can continue|\bdeadlock\b"),
     ("barrier divergence", r"barrier divergence|meet in different warp operations|Barrier error detected|"
                            r"calls __\w+_sync with (mask|width)|exited, but .* for it"),

@@ -179,4 +179,11 @@ std::vector<std::string> take_block_waits() {
   return out;
 }
 
+void add_block_waits(const std::vector<std::string>& places) {
+  std::lock_guard lock(impl::waits_mutex);
+  for (const std::string& place : places) {
+    if (std::find(impl::waits.begin(), impl::waits.end(), place) == impl::waits.end()) impl::waits.push_back(place);
+  }
+}
+
 }  // namespace scanlab::emu

@@ -53,6 +53,17 @@ struct RunResult {
 
 using RunFn = RunResult (*)(const RunRequest&);
 
+/// What a section says about one of its scans, without its kernels: the section's algorithms.hpp
+/// lists them (kAlgorithmInfo), launch.cpp gives each its run function (with_run), and the grader's
+/// checker registers its tests from the same list without linking any kernel (scanlab/remote.hpp).
+struct AlgorithmInfo {
+  std::string_view name;
+  std::string_view summary;
+  std::string_view figure;
+  std::size_t max_n = 0;
+  bool given = false;
+};
+
 /// One scan a section offers.
 struct Algorithm {
   std::string_view name;     ///< command-line name, e.g. "kogge_stone"
@@ -64,6 +75,11 @@ struct Algorithm {
   /// tests of an exercise build leave it out, so it never earns points for a student's folder.
   bool given = false;
 };
+
+/// The algorithm `info` describes, run by `run`.
+constexpr Algorithm with_run(const AlgorithmInfo& info, RunFn run) {
+  return {info.name, info.summary, info.figure, info.max_n, run, info.given};
+}
 
 /// A section's algorithms on one backend.
 struct AlgorithmTable {

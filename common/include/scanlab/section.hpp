@@ -31,3 +31,14 @@
 #else
 #define SCANLAB_IF_LINKED_CPU(...)
 #endif
+
+/// A section's entry point for the backend this test program is linked with:
+/// `SCANLAB_LINKED_ENTRY(s11_7::repeated_launches)` is s11_7::repeated_launches_cuda or _cpu; and that
+/// backend, SCANLAB_LINKED_BACKEND.
+#if defined(SCANLAB_LINKED_CUDA)
+#define SCANLAB_LINKED_ENTRY(name) name##_cuda
+#define SCANLAB_LINKED_BACKEND ::scanlab::Backend::cuda
+#else
+#define SCANLAB_LINKED_ENTRY(name) name##_cpu
+#define SCANLAB_LINKED_BACKEND ::scanlab::Backend::cpu
+#endif

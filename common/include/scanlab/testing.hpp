@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "scanlab/algorithm.hpp"
+#include "scanlab/section.hpp"  // SCANLAB_LINKED_ENTRY
 
 namespace scanlab::grading {
 
@@ -133,11 +134,3 @@ const AlgorithmTable& kept_table() {
       GTEST_SKIP() << *scanlab_why_;                                              \
     }                                                                             \
   } while (0)
-
-/// A section's entry point for the backend this test program is linked with:
-/// `SCANLAB_LINKED_ENTRY(s11_7::repeated_launches)` is s11_7::repeated_launches_cuda or _cpu.
-#if defined(SCANLAB_LINKED_CUDA)
-#define SCANLAB_LINKED_ENTRY(name) name##_cuda
-#else
-#define SCANLAB_LINKED_ENTRY(name) name##_cpu
-#endif

@@ -201,3 +201,26 @@ class Sanitizer(unittest.TestCase):
             d = diagnosed("sanitizer-memory", test)
             self.assertEqual(d.kind, "memory error", test)
             self.assertIn("cudaErrorIllegalAddress", d.why)
+
+
+class RunnerEnded(unittest.TestCase):
+    """A student's kernels run in a process of their own (scanlab/remote.hpp); when it crashes or ends,
+    the checker fails the test with what happened (output of a real run: 11.4's block_sums_not_checked)."""
+    OUTPUT = (
+        "[ RUN      ] Grading.brent_kung.int32_add_inclusive\n"
+        "unknown file: Failure\n"
+        "C++ exception with description \"the kernels' process crashed while it ran algorithms.brent_kung: "
+        "SIGSEGV, a segmentation fault: a read or write of memory outside any array\" thrown in the test body.\n"
+        "[  FAILED  ] Grading.brent_kung.int32_add_inclusive (15 ms)\n")
+
+    def test_crash_of_the_kernels_process_is_a_crash(self):
+        d = diagnose.diagnose("11.4.exercise.cpu.Grading.brent_kung.int32_add_inclusive", self.OUTPUT)
+        self.assertEqual(d.kind, "crash")
+        self.assertIn("SIGSEGV, a segmentation fault", d.why)
+
+    def test_an_early_exit_is_a_crash_too(self):
+        d = diagnose.diagnose("11.2.exercise.cpu.Grading.kogge_stone.int32_add_inclusive", self.OUTPUT.replace(
+            "crashed while it ran algorithms.brent_kung: SIGSEGV, a segmentation fault: a read or write of memory "
+            "outside any array", "ended before it answered algorithms.device: it exited with status 0"))
+        self.assertEqual(d.kind, "crash")
+        self.assertIn("exited with status 0", d.why)
