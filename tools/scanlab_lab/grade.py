@@ -89,8 +89,12 @@ class Grading:
         where = ["--preset", self.preset] if self.preset else ["--test-dir", self.bdir, "--output-on-failure"]
         say(f"testing (ctest {' '.join(where)} -L exercise -R '{regex}'; log: {rel(self.log, self.root)})...")
         cmd = ["ctest"] + where + ["-L", "exercise", "-R", regex, "--output-junit", self.junit]
+        env = dict(os.environ)
+        if "cuda" in backends and gpu_present():
+            # A GPU is here: a "no device" from a student's kernels is a failure, never a skip.
+            env["SCANLAB_REQUIRE_DEVICE"] = "1"
         proc = subprocess.Popen(cmd, cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                universal_newlines=True, errors="replace")
+                                universal_newlines=True, errors="replace", env=env)
         with open(self.log, "w", encoding="utf-8") as log:
             for line in proc.stdout:  # one line per test as it finishes; the rest goes to the log
                 log.write(line)
@@ -116,8 +120,19 @@ class Grading:
             else:
                 say(f"building section {section.id} ({k} of {n})...")
                 builds[section.id] = self.build(section, backends)
+                if builds[section.id]["status"] == "built":
+                    # What the compiler really included (any spelling of #include): only the
+                    # student's own section, the lab's public headers and the system's.
+                    refused = sandbox.check_compiled_includes(
+                        self.root, self.bdir, section.folder,
+                        os.path.join(self.copy_dir or self.student_dir, section.folder), self.label,
+                        [f"{kind}_{section.us}_exercise_{b}" for b in backends for kind in ("scanlab", "test")])
+                    if refused:
+                        builds[section.id].update(status="build-failed", error="\n".join(refused))
+                        for line in refused:
+                            warn(line)
             if builds[section.id]["status"] == "build-failed":
-                warn(f"section {section.id} does not build: it scores 0 (the compiler's messages are above)")
+                warn(f"section {section.id} does not build: it scores 0 (see above)")
         built = [s for s in self.sections if builds[s.id]["status"] == "built"]
         self.run_tests(built, backends)
         summary = self.summarise(builds, backends)

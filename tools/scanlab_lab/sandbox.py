@@ -190,3 +190,92 @@ def check_includes(folder, label) -> List[str]:
                 problems.append(f"{shown}:{n}: {why}: {line.strip()} (only your section's own files, "
                                 "\"scanlab/...\" and <standard headers> may be included)")
     return problems
+
+
+# ---- includes, as the compiler saw them --------------------------------------------------------------
+DEPS_HEADER = re.compile(r"^(\S.*?): #deps \d+")
+
+
+def compiled_includes(bdir, target):
+    """{object: [files it included]} for the objects of CMake target `target` in build tree `bdir`:
+    the compiler's own list (-MD), whatever spelling or macro trick a #include used. Ninja keeps it
+    in its deps log (`ninja -t deps`); Make builds keep the compiler's .d files beside the objects."""
+    found = {}
+    if os.path.exists(os.path.join(bdir, ".ninja_deps")):
+        out = subprocess.run(["ninja", "-C", bdir, "-t", "deps"], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, universal_newlines=True, errors="replace").stdout
+        current = None
+        for line in out.splitlines():
+            m = DEPS_HEADER.match(line)
+            if m:
+                current = m.group(1) if f"/{target}.dir/" in m.group(1) else None
+                if current:
+                    found[current] = []
+            elif current and line.strip():
+                found[current].append(line.strip())
+        return found
+    for top, _, names in os.walk(bdir):
+        if f"{os.sep}{target}.dir" not in top + os.sep:
+            continue
+        for name in names:
+            if name.endswith(".o.d"):
+                with open(os.path.join(top, name), encoding="utf-8", errors="replace") as f:
+                    text = f.read().replace("\\\n", " ")
+                _, _, files = text.partition(": ")
+                found[os.path.join(top, name[:-2])] = files.split()
+    return found
+
+
+def kernel_include_folders(root, folder) -> List[str]:
+    """The other sections' folders a section's kernels may include (chapters/<folder>/CMakeLists.txt,
+    KERNEL_INCLUDES: solutions/<F> or chapters/<F>)."""
+    path = os.path.join(root, "chapters", folder, "CMakeLists.txt")
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return []
+    found = []
+    for block in re.findall(r"KERNEL_INCLUDES([^)]*)", text):
+        found += [d for d in re.findall(r"(?:solutions|chapters)/(\w+)", block) if d not in found]
+    return found
+
+
+def check_compiled_includes(root, bdir, folder, kernels_dir, label, targets) -> List[str]:
+    """Problems (one line each) with the files the student's kernel libraries `targets` of section
+    `folder` were compiled from: under the lab's folder (`root`), only the lab's public headers, the
+    section's own chapter files and the build's generated sources; the student's own section folder
+    (`kernels_dir`, shown as `label`); and the sections its kernels build on. A solution, a mutant, a
+    build's copy of a solution or another section's files fail the section, however the #include was
+    spelled. Files outside the lab (the system's, CUDA's) are fine."""
+    def inside(path, top):
+        return os.path.commonpath([path, top]) == top
+
+    root, kernels_dir = os.path.realpath(root), os.path.realpath(kernels_dir)
+    student_top = os.path.dirname(kernels_dir)
+    allowed = [os.path.join(root, "common", "include"), os.path.join(root, "common", "emu", "module"), kernels_dir]
+    for f in kernel_include_folders(root, folder):
+        allowed += [os.path.join(root, "solutions", f), os.path.join(root, "chapters", f), os.path.join(student_top, f)]
+    chapter = os.path.join(root, "chapters", folder)
+    generated = os.path.join(os.path.realpath(bdir), "chapters", folder)
+    problems = []
+    for target in targets:
+        for obj, files in compiled_includes(bdir, target).items():
+            for path in files:
+                real = os.path.realpath(path if os.path.isabs(path) else os.path.join(bdir, path))
+                if not (inside(real, root) or inside(real, student_top)):
+                    continue  # the system's headers
+                if any(inside(real, a) for a in allowed):
+                    continue
+                if inside(real, chapter) and not any(inside(real, os.path.join(chapter, d)) for d in ("mutants", "valid")):
+                    continue
+                if os.path.dirname(real) == generated:
+                    continue  # the cuda library's one-line .cu (scanlab_kernel_library)
+                if inside(real, student_top):
+                    shown = os.path.join(label, os.path.relpath(real, student_top))
+                else:
+                    shown = os.path.relpath(real, root)
+                problems.append(f"{label}/{folder}: the compiled kernels include {shown}, which is not yours: "
+                                f"a submission may include its own section's files, \"scanlab/...\" and "
+                                f"<standard headers> (found in the compiler's list of included files)")
+    return sorted(set(problems))

@@ -39,6 +39,60 @@ class Includes(unittest.TestCase):
             self.assertIn("only your section's own files", problems[0])
 
 
+
+class CompiledIncludes(unittest.TestCase):
+    """check_compiled_includes reads the compiler's own list of included files (-MD), so no spelling
+    of #include that the text check misses (a line continuation, a comment, a digraph) reaches a
+    solution. Compiled for real with the system's C++ compiler, as a Make build keeps its .d files."""
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.root)
+        for path, text in (("solutions/11_2_kogge_stone/kogge_stone.cuh", "#pragma once\nint solution = 1;\n"),
+                           ("common/include/scanlab/kernel.hpp", "#pragma once\n"),
+                           ("chapters/11_2_kogge_stone/launch.cpp", '#include "kogge_stone.cuh"\n'),
+                           ("chapters/11_2_kogge_stone/mutants/m.cuh", "#pragma once\n"),
+                           ("chapters/11_4_brent_kung/algorithms.hpp", "#pragma once\n")):
+            os.makedirs(os.path.dirname(os.path.join(self.root, path)), exist_ok=True)
+            with open(os.path.join(self.root, path), "w") as f:
+                f.write(text)
+        self.student = os.path.join(self.root, "build", "grade", "exercises")
+        self.bdir = os.path.join(self.root, "build", "grade")
+        os.makedirs(os.path.join(self.student, "11_2_kogge_stone"))
+
+    def compile(self, kernel):
+        with open(os.path.join(self.student, "11_2_kogge_stone", "kogge_stone.cuh"), "w") as f:
+            f.write(kernel)
+        obj = os.path.join(self.bdir, "chapters", "11_2_kogge_stone", "CMakeFiles", "scanlab_11_2_exercise_cpu.dir",
+                           "launch.cpp.o")
+        os.makedirs(os.path.dirname(obj), exist_ok=True)
+        subprocess.run(["c++", "-MD", "-MF", obj + ".d", "-c", "-o", obj, "-x", "c++",
+                        "-I", os.path.join(self.student, "11_2_kogge_stone"), "-I", os.path.join(self.root, "common", "include"),
+                        os.path.join(self.root, "chapters", "11_2_kogge_stone", "launch.cpp")], check=True)
+        return sandbox.check_compiled_includes(self.root, self.bdir, "11_2_kogge_stone",
+                                               os.path.join(self.student, "11_2_kogge_stone"), "alice",
+                                               ["scanlab_11_2_exercise_cpu"])
+
+    @unittest.skipUnless(shutil.which("c++"), "no C++ compiler")
+    def test_allowed(self):
+        self.assertEqual(self.compile('#pragma once\n#include "scanlab/kernel.hpp"\n#include <cstddef>\n'), [])
+
+    @unittest.skipUnless(shutil.which("c++"), "no C++ compiler")
+    def test_every_spelling_of_an_include_of_a_solution_is_refused(self):
+        solution = os.path.join(self.root, "solutions", "11_2_kogge_stone", "kogge_stone.cuh")
+        for kernel in ('#inc\\\nlude "%s"\n' % solution,  # a line continuation inside the directive
+                       '#/**/include "%s"\n' % solution,   # a comment between # and include
+                       '%%:include "%s"\n' % solution,     # the digraph of #
+                       '#define S "%s"\n#include S\n' % solution,
+                       '#include "%s"\n' % os.path.join(self.root, "chapters", "11_2_kogge_stone", "mutants", "m.cuh"),
+                       '#include "%s"\n' % os.path.join(self.root, "chapters", "11_4_brent_kung", "algorithms.hpp")):
+            problems = self.compile(kernel)
+            self.assertEqual(len(problems), 1, kernel)
+            self.assertIn("alice/11_2_kogge_stone: the compiled kernels include ", problems[0])
+            self.assertIn("which is not yours", problems[0])
+        self.assertIn("solutions/11_2_kogge_stone/kogge_stone.cuh", self.compile('%%:include "%s"\n' % solution)[0])
+
+
 class Shadow(unittest.TestCase):
     def test_same_names_and_dates_no_content(self):
         d = tempfile.mkdtemp()
