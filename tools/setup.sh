@@ -21,7 +21,8 @@ MIN_CMAKE=3.24
 # (xcode: comes with Xcode's command line tools; -: none there, see unavailable()); and when it is
 # present (any of: cmd:COMMAND, inc:HEADER under /usr/include, /usr/local/include or
 # /opt/homebrew/include, file:PATH with shell wildcards, deb:PACKAGE installed (dpkg); cmake: its
-# version; matplotlib).
+# version; matplotlib; pymod:MODULE that python3 imports: python3-yaml, for the lab's own test of the
+# Classroom workflow).
 PACKAGES='
 cmake                      required  cmake          cmake               cmake
 g++                        required  xcode          gcc-c++             cmd:g++ cmd:c++ cmd:clang++
@@ -35,6 +36,7 @@ nlohmann-json3-dev         required  nlohmann-json  json-devel          inc:nloh
 patch                      required  gpatch         patch               cmd:patch
 python3                    required  python         python3             cmd:python3
 python3-matplotlib         optional  -              python3-matplotlib  matplotlib
+python3-yaml               optional  pyyaml         python3-pyyaml      pymod:yaml
 doxygen                    docs      doxygen        doxygen             cmd:doxygen
 graphviz                   docs      graphviz       graphviz            cmd:dot
 bubblewrap                 sandbox   -              bubblewrap          cmd:bwrap
@@ -97,6 +99,7 @@ present() {  # present SPEC...: any one of them holds
     case "$spec" in
       cmake) cmake_ok && return 0 ;;
       matplotlib) /usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1 && return 0 ;;
+      pymod:*) python3 -c "import ${spec#pymod:}" >/dev/null 2>&1 && return 0 ;;
       cmd:*) have "${spec#cmd:}" && return 0 ;;
       inc:*) for dir in /usr/include /usr/local/include /opt/homebrew/include; do
                [[ -e "$dir/${spec#inc:}" ]] && return 0
