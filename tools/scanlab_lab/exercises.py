@@ -12,12 +12,26 @@ BEGIN = re.compile(r"//\s*TODO\(student\)\s+begin")
 END = re.compile(r"//\s*TODO\(student\)\s+end")
 
 
-def files_under(folder) -> List[str]:
-    """The files under folder, as sorted paths relative to it."""
+# Files that operating systems leave in folders and archives on their own: never the student's work,
+# so never an "extra file" (nor copied for the build).
+JUNK_FILES = {".ds_store", "thumbs.db", "ehthumbs.db", "desktop.ini"}  # compared in lower case (Windows)
+JUNK_FOLDERS = {"__MACOSX"}  # macOS's zip: resource forks
+
+
+def junk(name) -> bool:
+    """An OS junk file's name: .DS_Store, Thumbs.db, desktop.ini, or an AppleDouble ._x (macOS)."""
+    return name.lower() in JUNK_FILES or name.startswith("._")
+
+
+def files_under(folder, with_junk=False) -> List[str]:
+    """The files under folder, as sorted paths relative to it; OS junk (junk(), __MACOSX/) left out
+    unless with_junk. The one listing of a section folder: check, sync_tree and the stubs use it."""
     found = []
-    for top, _, names in os.walk(folder):
+    for top, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if with_junk or d not in JUNK_FOLDERS]
         for name in names:
-            found.append(os.path.relpath(os.path.join(top, name), folder))
+            if with_junk or not junk(name):
+                found.append(os.path.relpath(os.path.join(top, name), folder))
     return sorted(found)
 
 
@@ -54,7 +68,7 @@ def sync_tree(src, dst):
         if not (os.path.isfile(b) and same_bytes(a, b)):
             os.makedirs(os.path.dirname(b), exist_ok=True)
             shutil.copyfile(a, b)
-    for f in files_under(dst):
+    for f in files_under(dst, with_junk=True):  # junk too: the build globs *.cuh, and ._x.cuh is one
         if f not in wanted:
             os.remove(os.path.join(dst, f))
 

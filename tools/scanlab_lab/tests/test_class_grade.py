@@ -9,7 +9,8 @@ import tempfile
 import unittest
 import zipfile
 
-from scanlab_lab import LabError, class_grade
+from scanlab_lab import LabError, class_grade, exercises
+from scanlab_lab.tests.util import ROOT
 
 
 class Arguments(unittest.TestCase):
@@ -65,6 +66,23 @@ class Submissions(unittest.TestCase):
         class_grade.unpack(self.path("b.tar.gz"), self.path("b"))
         self.assertEqual(class_grade.exercises_root(self.path("b"), ["11_1_sequential"]), self.path("b"))
         self.assertIsNone(class_grade.exercises_root(self.path("b"), ["11_2_kogge_stone"]))
+
+    def test_os_junk_in_an_archive_costs_nothing(self):
+        # As macOS's "Compress" makes it: __MACOSX/ beside the wrapping folder, .DS_Store and ._ files inside.
+        stubs = os.path.join(ROOT, "exercises")
+        with zipfile.ZipFile(self.path("mac.zip"), "w") as z:
+            for f in ("kogge_stone.cuh", "warp_scan.cuh"):
+                with open(os.path.join(stubs, "11_2_kogge_stone", f)) as src:
+                    z.writestr(f"scan-lab/11_2_kogge_stone/{f}", src.read())
+                z.writestr(f"__MACOSX/scan-lab/11_2_kogge_stone/._{f}", "\0\5\26\7")
+            z.writestr("scan-lab/.DS_Store", "x")
+            z.writestr("scan-lab/11_2_kogge_stone/.DS_Store", "x")
+            z.writestr("scan-lab/11_2_kogge_stone/Thumbs.db", "x")
+            z.writestr("scan-lab/11_2_kogge_stone/desktop.ini", "x")
+        class_grade.unpack(self.path("mac.zip"), self.path("mac"))
+        found = class_grade.exercises_root(self.path("mac"), ["11_2_kogge_stone"])
+        self.assertEqual(found, self.path("mac", "scan-lab"))
+        self.assertEqual(exercises.check(found, "mac", stubs, ["11_2_kogge_stone"]), [])  # what --class checks
 
     def test_hostile_archives_refused(self):
         with zipfile.ZipFile(self.path("up.zip"), "w") as z:
