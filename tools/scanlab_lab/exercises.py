@@ -58,6 +58,36 @@ def check(path, given, stub_root, folders) -> List[str]:
     return problems
 
 
+def by_file_name(stub_root) -> Dict[str, str]:
+    """{file name: its section folder} for the exercise files at the top of each section folder of
+    stub_root whose name no other section uses (every name is unique today: test_exercises checks)."""
+    places: Dict[str, List[str]] = {}
+    for folder in sorted(os.listdir(stub_root)):
+        if os.path.isdir(os.path.join(stub_root, folder)):
+            for f in files_under(os.path.join(stub_root, folder)):
+                if "/" not in f:
+                    places.setdefault(f, []).append(folder)
+    return {name: folders[0] for name, folders in places.items() if len(folders) == 1}
+
+
+def flat_files(folder, names) -> List[str]:
+    """The files at the top of folder that are exercise files by name (names: by_file_name())."""
+    return sorted(f for f in os.listdir(folder) if f in names and os.path.isfile(os.path.join(folder, f)))
+
+
+def sort_flat(src, stub_root, dst) -> List[str]:
+    """A flat upload (the exercise files side by side in src, as Gradescope's upload makes them) sorted
+    into section folders: dst/<section folder>/<file> for each file of src's top that is an exercise
+    file by name. Returns the names of the other files at src's top (not graded; OS junk not named)."""
+    names = by_file_name(stub_root)
+    shutil.rmtree(dst, ignore_errors=True)
+    os.makedirs(dst)
+    for f in flat_files(src, names):
+        os.makedirs(os.path.join(dst, names[f]), exist_ok=True)
+        shutil.copyfile(os.path.join(src, f), os.path.join(dst, names[f], f))
+    return sorted(f for f in os.listdir(src) if f not in names and not junk(f) and f not in JUNK_FOLDERS)
+
+
 def sync_tree(src, dst):
     """Makes dst hold exactly src's files, copying only those whose contents differ (so a student's
     file with an old date still rebuilds, and an unchanged one does not)."""

@@ -84,6 +84,30 @@ class Submissions(unittest.TestCase):
         self.assertEqual(found, self.path("mac", "scan-lab"))
         self.assertEqual(exercises.check(found, "mac", stubs, ["11_2_kogge_stone"]), [])  # what --class checks
 
+    def test_flat_upload_sorted_by_file_name(self):
+        stubs = os.path.join(ROOT, "exercises")
+        flat = self.path("carol", "wrap")
+        os.makedirs(flat)
+        for f in ("kogge_stone.cuh", "warp_scan.cuh", "notes.txt", ".DS_Store"):
+            open(os.path.join(flat, f), "w").close()
+        os.makedirs(self.path("carol", "__MACOSX"))
+        found, note = class_grade.sections_root(self.path("carol"), ["11_2_kogge_stone"], stubs, self.path("sorted"))
+        self.assertEqual(found, self.path("sorted"))
+        self.assertEqual(os.listdir(self.path("sorted")), ["11_2_kogge_stone"])
+        self.assertIn("sorted into section folders", note)
+        self.assertIn("not graded: notes.txt", note)
+        self.assertNotIn("DS_Store", note)
+        # Section folders win: a submission with them is not sorted.
+        os.makedirs(self.path("dave", "11_2_kogge_stone"))
+        open(self.path("dave", "kogge_stone.cuh"), "w").close()
+        self.assertEqual(class_grade.sections_root(self.path("dave"), ["11_2_kogge_stone"], stubs, self.path("s2")),
+                         (self.path("dave"), ""))
+        # Neither: nothing found.
+        os.makedirs(self.path("erin"))
+        open(self.path("erin", "main.cpp"), "w").close()
+        self.assertEqual(class_grade.sections_root(self.path("erin"), ["11_2_kogge_stone"], stubs, self.path("s3")),
+                         (None, ""))
+
     def test_hostile_archives_refused(self):
         with zipfile.ZipFile(self.path("up.zip"), "w") as z:
             z.writestr("../../escaped.txt", "x")

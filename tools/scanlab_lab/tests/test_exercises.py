@@ -56,6 +56,27 @@ class Exercises(unittest.TestCase):
         open(os.path.join(mine, "notes.DS_Store.txt"), "w").close()
         self.assertEqual(len(exercises.check(self.tmp, "s", STUBS, ["11_2_kogge_stone"])), 1)
 
+    def test_exercise_file_names_are_unique(self):
+        # A flat upload is sorted into section folders by the files' names: each must name one section.
+        names = exercises.by_file_name(STUBS)
+        every = [f for d in os.listdir(STUBS) for f in exercises.files_under(os.path.join(STUBS, d))]
+        self.assertEqual(sorted(names), sorted(every))
+        self.assertEqual(names["warp_scan.cuh"], "11_2_kogge_stone")
+
+    def test_sort_flat(self):
+        flat = os.path.join(self.tmp, "flat")
+        os.makedirs(flat)
+        for name in ("kogge_stone.cuh", "warp_scan.cuh", "sequential_scan.cuh", "README.txt"):
+            with open(os.path.join(flat, name), "w") as f:
+                f.write(name)
+        self.add_junk(flat)
+        dst = os.path.join(self.tmp, "sorted")
+        self.assertEqual(exercises.sort_flat(flat, STUBS, dst), ["README.txt"])
+        self.assertEqual(exercises.files_under(dst), ["11_1_sequential/sequential_scan.cuh",
+                                                      "11_2_kogge_stone/kogge_stone.cuh",
+                                                      "11_2_kogge_stone/warp_scan.cuh"])
+        self.assertEqual(exercises.check(dst, "s", STUBS, ["11_1_sequential", "11_2_kogge_stone"]), [])
+
     def test_sync_copies_only_what_differs(self):
         src, dst = os.path.join(self.tmp, "a"), os.path.join(self.tmp, "b")
         os.makedirs(src)
