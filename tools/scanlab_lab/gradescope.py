@@ -19,6 +19,13 @@ import time
 from . import LabError, class_grade, config, exercises, report, sections
 
 
+# Gradescope renders "output" as simple_format by default, which reads HTML: a diagnosis's
+# "<standard headers>" or "std::vector<int>" would vanish. Our reports are plain text aligned with
+# spaces (tables, indented diagnoses), which "md" would reflow or turn into code blocks: "text" shows
+# them as written. The same for the whole output and every test's.
+OUTPUT_FORMAT = "text"
+
+
 def results_path(ag):
     return os.path.join(ag, "results", "results.json")
 
@@ -39,15 +46,16 @@ def results(summary, missing, rules, all_sections, elapsed, whole_output) -> dic
         if s is None:
             tests.append({"name": f"Section {sec.id}: {sec.title}", "number": str(k), "score": 0.0,
                           "max_score": weight, "status": "failed", "visibility": "visible",
-                          "output": missing.get(sec.id, "not graded")})
+                          "output": missing.get(sec.id, "not graded"), "output_format": OUTPUT_FORMAT})
             continue
         passed = s["status"] == "graded" and s["failed"] == 0
         tests.append({"name": f"Section {sec.id}: {sec.title}", "number": str(k), "score": float(s["points"]),
                       "max_score": s["max_points"], "status": "passed" if passed else "failed",
-                      "visibility": "visible",
+                      "visibility": "visible", "output_format": OUTPUT_FORMAT,
                       "output": f"{s['passed']} of {s['total']} tests passed\n\n" + section_output(summary, s)})
     return {"score": round(sum(t["score"] for t in tests), 1), "execution_time": int(elapsed),
-            "output": whole_output, "visibility": "visible", "stdout_visibility": "hidden", "tests": tests}
+            "output": whole_output, "output_format": OUTPUT_FORMAT, "test_output_format": OUTPUT_FORMAT,
+            "visibility": "visible", "stdout_visibility": "hidden", "tests": tests}
 
 
 def submitted(ag, root, all_sections):

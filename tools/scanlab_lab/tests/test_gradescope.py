@@ -32,6 +32,10 @@ def check_format(test, data):
         test.assertIn(t.get("visibility", "visible"), VISIBILITY)
         test.assertIsInstance(t["output"], str)
         test.assertIsInstance(t["name"], str)
+    # Plain text everywhere (gradescope.OUTPUT_FORMAT): the output as a whole and every test's.
+    test.assertEqual(data["output_format"], "text")
+    test.assertEqual(data["test_output_format"], "text")
+    test.assertTrue(all(t["output_format"] == "text" for t in data["tests"]))
     test.assertIsInstance(data["score"], (int, float))
     test.assertAlmostEqual(data["score"], sum(t["score"] for t in data["tests"]), places=1)
     test.assertIn(data.get("visibility", "visible"), VISIBILITY)
@@ -55,6 +59,14 @@ class Results(unittest.TestCase):
         self.assertEqual(data["tests"][1]["output"], "not graded: missing folder")
         self.assertEqual(data["score"], 4.3)
 
+
+    def test_diagnoses_keep_their_angle_brackets(self):
+        # "text": Gradescope shows the output as written, not as HTML (where <standard headers> vanishes).
+        why = 'submission/11_2/kogge_stone.cuh:3: includes a file outside your folder: ... <standard headers> may be included'
+        data = gradescope.results(None, {"11.2": why}, config.load(ROOT), sections.load(ROOT), 1.0, why)
+        check_format(self, data)
+        self.assertEqual(data["tests"][1]["output"], why)
+        self.assertEqual(data["output"], why)
 
 
 class Submitted(unittest.TestCase):
