@@ -130,6 +130,36 @@ os_release 'ID=debian'
 run --arm64 --check
 expect_line debian-arm64-check '^\[lab\] error: missing .*: run: sudo dpkg --add-architecture arm64 && sudo apt-get update && sudo apt-get install -y .*libgmock-dev:arm64$'
 
+# Ubuntu 22.04 (Gradescope's default image), root: CMake 3.22 is too old. Without --pip-cmake, the
+# error; with it, a CMake from PyPI (a fake pip that writes the wheel's cmake/data/bin/cmake) linked
+# into a folder that then comes first on PATH.
+new_case
+fake id 'echo 0'
+fake apt-get 'exit 0'
+fake dpkg 'exit 0'
+fake cmake 'echo "cmake version 3.22.1"'
+for tool in ln mkdir chmod; do ln -s "$(command -v "$tool")" "$TMP/bin/$tool"; done
+fake python3 'case "$*" in
+  "-m pip --version") exit 0 ;;
+  "-m pip install"*) while [ $# -gt 0 ]; do [ "$1" = --target ] && dir=$2; shift; done
+    mkdir -p "$dir/cmake/data/bin"
+    printf "#!/bin/sh\necho \"cmake version 3.31.10\"\n" >"$dir/cmake/data/bin/cmake"
+    chmod +x "$dir/cmake/data/bin/cmake" ;;
+  *) exit 1 ;;
+esac'
+os_release 'ID=ubuntu' 'VERSION_ID="22.04"'
+run --preset grade
+expect_rc 1 ubuntu-22.04
+expect_line ubuntu-22.04 "^\[lab\] error: CMake >= 3.25 is needed, found 'cmake version 3.22.1'"
+export SCANLAB_PIP_CMAKE_DIR="$TMP/pip-cmake" SCANLAB_PIP_CMAKE_BIN="$TMP/local-bin"
+run --preset grade --pip-cmake
+unset SCANLAB_PIP_CMAKE_DIR SCANLAB_PIP_CMAKE_BIN
+expect_rc 0 ubuntu-22.04-pip
+expect_calls ubuntu-22.04-pip "^python3 -m pip install .*--target $TMP/pip-cmake cmake>=3.25,<4$"
+expect_line ubuntu-22.04-pip "^\[lab\] CMake 3.31.10 from PyPI: $TMP/local-bin/cmake$"
+[[ "$(readlink "$TMP/local-bin/cmake")" == "$TMP/pip-cmake/cmake/data/bin/cmake" ]] ||
+  fail "ubuntu-22.04-pip: $TMP/local-bin/cmake does not link to the wheel's cmake"
+
 # Unknown option: one line, exit 1.
 new_case
 run --frobnicate

@@ -2,7 +2,8 @@
 
 DIR holds one entry per student: a folder, a .zip, or a .tar.gz/.tgz (as learning-management systems
 export them), each with the exercises/ layout (the section folders) at its top, in an exercises/
-folder, or inside one wrapping folder. Each student is graded in a job slot: a build tree of its own
+folder, or inside one wrapping folder; or flat, the exercise files side by side (sorted into section
+folders by their names under build/grade/class/flat/). Each student is graded in a job slot: a build tree of its own
 (build/grade/class/slots/<k>), configured and built once with the repository's stubs, into which each
 student's files are copied (only those that differ), so that only the student's kernels recompile.
 N slots work at once. Each submission builds and runs in the sandbox (sandbox.py).
@@ -137,6 +138,25 @@ def exercises_root(folder, wanted) -> Optional[str]:
     return None
 
 
+def sections_root(folder, wanted, stub_root, scratch):
+    """(the folder that holds the section folders, a note): exercises_root(), else a flat upload (the
+    exercise files side by side at folder's top or in its one wrapping folder, as Gradescope's upload
+    and some exports give them) sorted by file name into section folders under scratch, the note then
+    naming the files at that top that are no exercise file (not graded). (None, "") when neither."""
+    found = exercises_root(folder, wanted)
+    if found:
+        return found, ""
+    names = exercises.by_file_name(stub_root)
+    subs = [os.path.join(folder, d) for d in sorted(os.listdir(folder))
+            if os.path.isdir(os.path.join(folder, d)) and d not in exercises.JUNK_FOLDERS and not d.startswith(".")]
+    for c in [folder] + (subs if len(subs) == 1 else []):
+        if exercises.flat_files(c, names):
+            other = exercises.sort_flat(c, stub_root, scratch)
+            return scratch, ("the files were sorted into section folders by their names" +
+                             (f"; not an exercise file, not graded: {', '.join(other)}" if other else ""))
+    return None, ""
+
+
 # ---- slots -------------------------------------------------------------------------------------------
 class Slot:
     def __init__(self, root, base, k, box):
@@ -198,7 +218,7 @@ class ClassGrading:
             list(pool.map(lambda s: s.configure_and_build(self.root, self.chosen, os.path.join(s.dir, "..", f"slot-{s.k}.log")), slots))
         t1 = time.time()
         say(f"slots ready in {t1 - t0:.0f} s; grading {len(subs)} submission(s), {jobs} at a time...")
-        for old in ("students", "unpacked"):  # this class's results only
+        for old in ("students", "unpacked", "flat"):  # this class's results only
             shutil.rmtree(os.path.join(self.base, old), ignore_errors=True)
         free = queue.Queue()
         for s in slots:
@@ -239,9 +259,11 @@ class ClassGrading:
             if not os.path.isdir(path):
                 folder = os.path.join(self.base, "unpacked", name)
                 unpack(path, folder)
-            found = exercises_root(folder, folders)
+            found, note = sections_root(folder, folders, os.path.join(self.root, "exercises"),
+                                        os.path.join(self.base, "flat", name))
             if not found:
-                raise ValueError(f"no section folder ({', '.join(folders)}) in it, nor in an exercises/ folder")
+                raise ValueError(f"no section folder ({', '.join(folders)}) in it, nor in an exercises/ folder, "
+                                 "nor an exercise file at its top")
             problems = exercises.check(found, name, os.path.join(self.root, "exercises"), folders)
             if problems:
                 raise ValueError("; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else ""))
@@ -300,6 +322,8 @@ class ClassGrading:
                 status = "graded" if not broken else "graded; does not build: " + " ".join(broken)
                 idle = [s["section"] for s in data["sections"] if s["not_started"]]
                 message = "not started: " + " ".join(idle) if idle else ""
+        if note:  # a flat upload: say so, and which files were not graded
+            message = f"{note}; {message}" if message else note
         return self.finish(row, out, t0, status, message)
 
     def finish(self, row, out, t0, status, message):

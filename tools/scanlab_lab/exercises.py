@@ -12,12 +12,26 @@ BEGIN = re.compile(r"//\s*TODO\(student\)\s+begin")
 END = re.compile(r"//\s*TODO\(student\)\s+end")
 
 
-def files_under(folder) -> List[str]:
-    """The files under folder, as sorted paths relative to it."""
+# Files that operating systems leave in folders and archives on their own: never the student's work,
+# so never an "extra file" (nor copied for the build).
+JUNK_FILES = {".ds_store", "thumbs.db", "ehthumbs.db", "desktop.ini"}  # compared in lower case (Windows)
+JUNK_FOLDERS = {"__MACOSX"}  # macOS's zip: resource forks
+
+
+def junk(name) -> bool:
+    """An OS junk file's name: .DS_Store, Thumbs.db, desktop.ini, or an AppleDouble ._x (macOS)."""
+    return name.lower() in JUNK_FILES or name.startswith("._")
+
+
+def files_under(folder, with_junk=False) -> List[str]:
+    """The files under folder, as sorted paths relative to it; OS junk (junk(), __MACOSX/) left out
+    unless with_junk. The one listing of a section folder: check, sync_tree and the stubs use it."""
     found = []
-    for top, _, names in os.walk(folder):
+    for top, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if with_junk or d not in JUNK_FOLDERS]
         for name in names:
-            found.append(os.path.relpath(os.path.join(top, name), folder))
+            if with_junk or not junk(name):
+                found.append(os.path.relpath(os.path.join(top, name), folder))
     return sorted(found)
 
 
@@ -44,6 +58,36 @@ def check(path, given, stub_root, folders) -> List[str]:
     return problems
 
 
+def by_file_name(stub_root) -> Dict[str, str]:
+    """{file name: its section folder} for the exercise files at the top of each section folder of
+    stub_root whose name no other section uses (every name is unique today: test_exercises checks)."""
+    places: Dict[str, List[str]] = {}
+    for folder in sorted(os.listdir(stub_root)):
+        if os.path.isdir(os.path.join(stub_root, folder)):
+            for f in files_under(os.path.join(stub_root, folder)):
+                if "/" not in f:
+                    places.setdefault(f, []).append(folder)
+    return {name: folders[0] for name, folders in places.items() if len(folders) == 1}
+
+
+def flat_files(folder, names) -> List[str]:
+    """The files at the top of folder that are exercise files by name (names: by_file_name())."""
+    return sorted(f for f in os.listdir(folder) if f in names and os.path.isfile(os.path.join(folder, f)))
+
+
+def sort_flat(src, stub_root, dst) -> List[str]:
+    """A flat upload (the exercise files side by side in src, as Gradescope's upload makes them) sorted
+    into section folders: dst/<section folder>/<file> for each file of src's top that is an exercise
+    file by name. Returns the names of the other files at src's top (not graded; OS junk not named)."""
+    names = by_file_name(stub_root)
+    shutil.rmtree(dst, ignore_errors=True)
+    os.makedirs(dst)
+    for f in flat_files(src, names):
+        os.makedirs(os.path.join(dst, names[f]), exist_ok=True)
+        shutil.copyfile(os.path.join(src, f), os.path.join(dst, names[f], f))
+    return sorted(f for f in os.listdir(src) if f not in names and not junk(f) and f not in JUNK_FOLDERS)
+
+
 def sync_tree(src, dst):
     """Makes dst hold exactly src's files, copying only those whose contents differ (so a student's
     file with an old date still rebuilds, and an unchanged one does not)."""
@@ -54,7 +98,7 @@ def sync_tree(src, dst):
         if not (os.path.isfile(b) and same_bytes(a, b)):
             os.makedirs(os.path.dirname(b), exist_ok=True)
             shutil.copyfile(a, b)
-    for f in files_under(dst):
+    for f in files_under(dst, with_junk=True):  # junk too: the build globs *.cuh, and ._x.cuh is one
         if f not in wanted:
             os.remove(os.path.join(dst, f))
 

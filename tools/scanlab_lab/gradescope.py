@@ -5,7 +5,8 @@ max_score (grading.toml), status, and the section's report (warnings, each kind 
 first diagnosis) as its output; the whole report as the top-level output.
 
 SCANLAB_AUTOGRADER_DIR sets the /autograder folder (to test it elsewhere). The submission may hold the
-section folders at its top, in exercises/, or in one wrapping folder; a section it lacks scores 0 (the
+section folders at its top, in exercises/, or in one wrapping folder, or be a flat upload (the exercise
+files side by side, sorted into section folders by their names); a section it lacks scores 0 (the
 others are graded). #includes outside the student's folder are refused (the lab, solutions included,
 is in /autograder/source)."""
 import io
@@ -16,6 +17,13 @@ import subprocess
 import time
 
 from . import LabError, class_grade, config, exercises, report, sections
+
+
+# Gradescope renders "output" as simple_format by default, which reads HTML: a diagnosis's
+# "<standard headers>" or "std::vector<int>" would vanish. Our reports are plain text aligned with
+# spaces (tables, indented diagnoses), which "md" would reflow or turn into code blocks: "text" shows
+# them as written. The same for the whole output and every test's.
+OUTPUT_FORMAT = "text"
 
 
 def results_path(ag):
@@ -38,15 +46,40 @@ def results(summary, missing, rules, all_sections, elapsed, whole_output) -> dic
         if s is None:
             tests.append({"name": f"Section {sec.id}: {sec.title}", "number": str(k), "score": 0.0,
                           "max_score": weight, "status": "failed", "visibility": "visible",
-                          "output": missing.get(sec.id, "not graded")})
+                          "output": missing.get(sec.id, "not graded"), "output_format": OUTPUT_FORMAT})
             continue
         passed = s["status"] == "graded" and s["failed"] == 0
         tests.append({"name": f"Section {sec.id}: {sec.title}", "number": str(k), "score": float(s["points"]),
                       "max_score": s["max_points"], "status": "passed" if passed else "failed",
-                      "visibility": "visible",
+                      "visibility": "visible", "output_format": OUTPUT_FORMAT,
                       "output": f"{s['passed']} of {s['total']} tests passed\n\n" + section_output(summary, s)})
     return {"score": round(sum(t["score"] for t in tests), 1), "execution_time": int(elapsed),
-            "output": whole_output, "visibility": "visible", "stdout_visibility": "hidden", "tests": tests}
+            "output": whole_output, "output_format": OUTPUT_FORMAT, "test_output_format": OUTPUT_FORMAT,
+            "visibility": "visible", "stdout_visibility": "hidden", "tests": tests}
+
+
+def submitted(ag, root, all_sections):
+    """What ag/submission holds: (the folder of its section folders or None, the sections to grade,
+    {section id: why it is not graded}, a note for the output). A flat upload (the exercise files at
+    the top, every name unique) is sorted into section folders by name, under ag/work/flat."""
+    folders = [s.folder for s in all_sections]
+    stub_root = os.path.join(root, "exercises")
+    sub = os.path.join(ag, "submission")
+    found, note = class_grade.sections_root(sub, folders, stub_root, os.path.join(ag, "work", "flat")) \
+        if os.path.isdir(sub) else (None, "")
+    missing, graded = {}, []
+    if found:
+        for s in all_sections:
+            problems = exercises.check(found, "submission", stub_root, [s.folder])
+            if problems:
+                missing[s.id] = "not graded: " + "; ".join(problems)
+            else:
+                graded.append(s)
+    else:
+        for s in all_sections:
+            missing[s.id] = (f"no section folder in the submission, nor an exercise file at its top (upload the "
+                             f"folders {' '.join(folders)}, or exercises/, or the exercise files themselves)")
+    return found, graded, missing, note
 
 
 def main(root, args) -> int:
@@ -57,21 +90,7 @@ def main(root, args) -> int:
     all_sections = sections.load(root)
     rules = config.load(root, [s.id for s in all_sections])
     os.makedirs(os.path.dirname(results_path(ag)), exist_ok=True)
-    folders = [s.folder for s in all_sections]
-    found = class_grade.exercises_root(os.path.join(ag, "submission"), folders) \
-        if os.path.isdir(os.path.join(ag, "submission")) else None
-    missing, graded = {}, []
-    if found:
-        stub_root = os.path.join(root, "exercises")
-        for s in all_sections:
-            problems = exercises.check(found, "submission", stub_root, [s.folder])
-            if problems:
-                missing[s.id] = "not graded: " + "; ".join(problems)
-            else:
-                graded.append(s)
-    else:
-        for s in all_sections:
-            missing[s.id] = f"no section folder in the submission (upload the folders {' '.join(folders)}, or exercises/)"
+    found, graded, missing, note = submitted(ag, root, all_sections)
     summary, output = None, ""
     if graded:
         # The graded folder: the student's sections, the repository's stubs for the rest (CMake needs
@@ -102,6 +121,8 @@ def main(root, args) -> int:
                 missing[s.id] = output
     elif not found:
         output = missing[all_sections[0].id]
+    if note:
+        output = f"{note}\n\n{output}"
     data = results(summary, missing, rules, all_sections, time.time() - t0, output)
     with open(results_path(ag), "w", encoding="utf-8") as f:
         json.dump(data, f, indent=2)

@@ -10,6 +10,7 @@ sections' solution kernels are left out there; sections 11.6 and 11.7 use the st
 warp scan). Added: .github/workflows/classroom.yml (GitHub Classroom: one graded step per section,
 its points from grading.toml). DIR becomes a git repository with one commit when git is here (a
 GitHub Classroom template: push it, then mark the repository a template), else a plain folder."""
+import json
 import os
 import re
 import shutil
@@ -58,51 +59,91 @@ def kept(path) -> bool:
     return not any(re.search(p, path) for p in LEFT_OUT)
 
 
-def workflow(root) -> str:
-    """.github/workflows/classroom.yml: set-up once, then one graded step per section (GitHub
-    Classroom's autograding-command-grader, its points from grading.toml), then the reporter."""
-    all_sections = sections.load(root)
-    rules = config.load(root, [s.id for s in all_sections])
-    ids = [f"s{s.us}" for s in all_sections]
+def yaml_str(value) -> str:
+    """value as a YAML double-quoted scalar. JSON's string syntax is a subset of YAML's double-quoted
+    style, so json.dumps quotes any text (':', '#', quotes, non-ASCII) safely."""
+    return json.dumps(str(value))
+
+
+def point_scale(weights) -> int:
+    """The smallest of 1, 10, 100, 1000 that makes every weight a whole number: the command grader
+    reads max-score with parseInt (7.5 would become 7), so fractional weights go in as tenths (or
+    hundredths...). Raises LabError for a weight finer than thousandths."""
+    for scale in (1, 10, 100, 1000):
+        if all(abs(w * scale - round(w * scale)) < 1e-9 for w in weights):
+            return scale
+    raise LabError(f"{config.FILE}: the Classroom workflow takes weights to 3 decimals at most, not {weights}", 2)
+
+
+def step_id(section) -> str:
+    """s11p2 for 11.2: the reporter's runners input must be letters and digits separated by commas."""
+    return "s" + section.id.replace(".", "p")
+
+
+# The actions the workflow uses, at the versions whose action.yml and dist/main.js were read (the test
+# checks the workflow's inputs against tests/fixtures/classroom_actions.json, written from them).
+CHECKOUT = "actions/checkout@v4"
+GRADER = "classroom-resources/autograding-command-grader@v1"
+REPORTER = "classroom-resources/autograding-grading-reporter@v1"
+
+
+def workflow(root, all_sections=None, rules=None) -> str:
+    """.github/workflows/classroom.yml: set-up once (tools/setup.sh: every package, before any timed
+    step), then one graded step per section (GitHub Classroom's autograding-command-grader, its points
+    from grading.toml), then the reporter. Every scalar is quoted (yaml_str)."""
+    all_sections = all_sections if all_sections is not None else sections.load(root)
+    rules = rules or config.load(root, [s.id for s in all_sections])
+    weights = [rules.rule(s.id).weight for s in all_sections]
+    scale = point_scale(weights)
+    ids = [step_id(s) for s in all_sections]
+    if len(set(ids)) != len(ids):
+        raise LabError(f"two sections give the same Classroom step id: {ids}")
+    q = yaml_str
+    # With a fractional weight every max-score is weight x scale, and the test names say so.
+    unit = [] if scale == 1 else [f"# max-score is grading.toml's weight x {scale}: the grader takes whole numbers only."]
+    per = "" if scale == 1 else f" (points x{scale})"
     lines = [
-        "# GitHub Classroom autograding, written by ./lab release (tools/scanlab_lab/release.py): one",
-        "# step per section, each worth its points in grading.toml; a section's step passes when all",
-        "# its tests pass. The full report of every section is in the log of each step.",
-        "name: Autograding Tests",
-        "on: [push, repository_dispatch]",
+        "# GitHub Classroom autograding, written by ./lab release (tools/scanlab_lab/release.py): the",
+        "# packages first (untimed), then one step per section, each worth its points in grading.toml; a",
+        "# section's step passes when all its tests pass (all or nothing). The full report of every",
+        "# section is in the log of each step.",
+    ] + unit + [
+        "name: " + q("Autograding Tests"),
+        "on: [" + q("push") + ", " + q("repository_dispatch") + "]",
         "permissions:",
-        "  checks: write",
-        "  actions: read",
-        "  contents: read",
+        "  checks: " + q("write"),
+        "  actions: " + q("read"),
+        "  contents: " + q("read"),
         "jobs:",
         "  run-autograding-tests:",
-        "    runs-on: ubuntu-latest",
-        "    if: github.actor != 'github-classroom[bot]'",
+        "    runs-on: " + q("ubuntu-latest"),
+        "    if: " + q("github.actor != 'github-classroom[bot]'"),
         "    steps:",
-        "      - name: Checkout code",
-        "        uses: actions/checkout@v4",
-        "      - name: Set up (packages, configure)",
-        "        run: sudo apt-get update -q && sudo apt-get install -y -q cmake g++ ninja-build libgtest-dev libboost-context-dev libcli11-dev nlohmann-json3-dev patch python3",
+        "      - name: " + q("Checkout code"),
+        "        uses: " + q(CHECKOUT),
+        # The graded steps run ./lab grade, which would install what is missing inside their timeout
+        # (and with the grader's bare environment): install it all here, in a plain step.
+        "      - name: " + q("Set up: the packages ./lab grade needs (tools/setup.sh)"),
+        "        run: " + q("bash tools/setup.sh --preset grade"),
     ]
-    for s, step_id in zip(all_sections, ids):
-        points = rules.rule(s.id).weight
+    for s, step, weight in zip(all_sections, ids, weights):
         lines += [
-            f"      - name: Section {s.id} ({s.title})",
-            f"        id: {step_id}",
-            "        uses: classroom-resources/autograding-command-grader@v1",
+            "      - name: " + q(f"Section {s.id}: {s.title}"),
+            "        id: " + q(step),
+            "        uses: " + q(GRADER),
             "        with:",
-            f"          test-name: Section {s.id}",
-            f"          command: ./lab grade {s.id}",
-            "          timeout: 30",
-            f"          max-score: {points}",
+            "          test-name: " + q(f"Section {s.id}{per}"),
+            "          command: " + q(f"./lab grade {s.id}"),
+            "          timeout: " + q(30),  # minutes
+            "          max-score: " + q(int(round(weight * scale))),
         ]
     lines += [
-        "      - name: Autograding Reporter",
-        "        uses: classroom-resources/autograding-grading-reporter@v1",
+        "      - name: " + q("Autograding Reporter"),
+        "        uses: " + q(REPORTER),
         "        env:",
     ]
-    lines += [f"          {i.upper()}_RESULTS: \"${{{{steps.{i}.outputs.result}}}}\"" for i in ids]
-    lines += ["        with:", f"          runners: {','.join(ids)}"]
+    lines += [f"          {i.upper()}_RESULTS: " + q(f"${{{{steps.{i}.outputs.result}}}}") for i in ids]
+    lines += ["        with:", "          runners: " + q(",".join(ids))]
     return "\n".join(lines) + "\n"
 
 

@@ -9,7 +9,8 @@ import tempfile
 import unittest
 import zipfile
 
-from scanlab_lab import LabError, class_grade
+from scanlab_lab import LabError, class_grade, exercises
+from scanlab_lab.tests.util import ROOT
 
 
 class Arguments(unittest.TestCase):
@@ -65,6 +66,47 @@ class Submissions(unittest.TestCase):
         class_grade.unpack(self.path("b.tar.gz"), self.path("b"))
         self.assertEqual(class_grade.exercises_root(self.path("b"), ["11_1_sequential"]), self.path("b"))
         self.assertIsNone(class_grade.exercises_root(self.path("b"), ["11_2_kogge_stone"]))
+
+    def test_os_junk_in_an_archive_costs_nothing(self):
+        # As macOS's "Compress" makes it: __MACOSX/ beside the wrapping folder, .DS_Store and ._ files inside.
+        stubs = os.path.join(ROOT, "exercises")
+        with zipfile.ZipFile(self.path("mac.zip"), "w") as z:
+            for f in ("kogge_stone.cuh", "warp_scan.cuh"):
+                with open(os.path.join(stubs, "11_2_kogge_stone", f)) as src:
+                    z.writestr(f"scan-lab/11_2_kogge_stone/{f}", src.read())
+                z.writestr(f"__MACOSX/scan-lab/11_2_kogge_stone/._{f}", "\0\5\26\7")
+            z.writestr("scan-lab/.DS_Store", "x")
+            z.writestr("scan-lab/11_2_kogge_stone/.DS_Store", "x")
+            z.writestr("scan-lab/11_2_kogge_stone/Thumbs.db", "x")
+            z.writestr("scan-lab/11_2_kogge_stone/desktop.ini", "x")
+        class_grade.unpack(self.path("mac.zip"), self.path("mac"))
+        found = class_grade.exercises_root(self.path("mac"), ["11_2_kogge_stone"])
+        self.assertEqual(found, self.path("mac", "scan-lab"))
+        self.assertEqual(exercises.check(found, "mac", stubs, ["11_2_kogge_stone"]), [])  # what --class checks
+
+    def test_flat_upload_sorted_by_file_name(self):
+        stubs = os.path.join(ROOT, "exercises")
+        flat = self.path("carol", "wrap")
+        os.makedirs(flat)
+        for f in ("kogge_stone.cuh", "warp_scan.cuh", "notes.txt", ".DS_Store"):
+            open(os.path.join(flat, f), "w").close()
+        os.makedirs(self.path("carol", "__MACOSX"))
+        found, note = class_grade.sections_root(self.path("carol"), ["11_2_kogge_stone"], stubs, self.path("sorted"))
+        self.assertEqual(found, self.path("sorted"))
+        self.assertEqual(os.listdir(self.path("sorted")), ["11_2_kogge_stone"])
+        self.assertIn("sorted into section folders", note)
+        self.assertIn("not graded: notes.txt", note)
+        self.assertNotIn("DS_Store", note)
+        # Section folders win: a submission with them is not sorted.
+        os.makedirs(self.path("dave", "11_2_kogge_stone"))
+        open(self.path("dave", "kogge_stone.cuh"), "w").close()
+        self.assertEqual(class_grade.sections_root(self.path("dave"), ["11_2_kogge_stone"], stubs, self.path("s2")),
+                         (self.path("dave"), ""))
+        # Neither: nothing found.
+        os.makedirs(self.path("erin"))
+        open(self.path("erin", "main.cpp"), "w").close()
+        self.assertEqual(class_grade.sections_root(self.path("erin"), ["11_2_kogge_stone"], stubs, self.path("s3")),
+                         (None, ""))
 
     def test_hostile_archives_refused(self):
         with zipfile.ZipFile(self.path("up.zip"), "w") as z:

@@ -27,6 +27,56 @@ class Exercises(unittest.TestCase):
             exercises.check(os.path.join(self.tmp, "nowhere"), "nowhere", STUBS, [])
         self.assertEqual((str(e.exception), e.exception.status), ("--exercises nowhere does not exist", 2))
 
+    def add_junk(self, folder):
+        """The files that macOS, Windows and their zip tools leave behind, in folder."""
+        for name in (".DS_Store", "Thumbs.db", "desktop.ini", "._kogge_stone.cuh", "__MACOSX/._kogge_stone.cuh"):
+            os.makedirs(os.path.dirname(os.path.join(folder, name)), exist_ok=True)
+            with open(os.path.join(folder, name), "wb") as f:
+                f.write(b"\0\5\26\7junk")
+
+    def test_os_junk_is_no_extra_file(self):
+        mine = os.path.join(self.tmp, "11_2_kogge_stone")
+        shutil.copytree(os.path.join(STUBS, "11_2_kogge_stone"), mine)
+        self.add_junk(mine)
+        self.add_junk(self.tmp)
+        self.assertEqual(exercises.files_under(mine), ["kogge_stone.cuh", "warp_scan.cuh"])
+        self.assertEqual(exercises.check(self.tmp, "s", STUBS, ["11_2_kogge_stone"]), [])
+        # ./lab grade --exercises checks the folder the same way (and copies it with sync_tree).
+        from scanlab_lab.__main__ import prepare_grade
+        chosen, student, _, _ = prepare_grade(ROOT, ["--exercises", self.tmp, "11.2"])
+        self.assertEqual(([s.id for s in chosen], student), (["11.2"], os.path.realpath(self.tmp)))
+        # The junk is not copied for the build, and junk already there goes (the build globs *.cuh).
+        dst = os.path.join(self.tmp, "copy")
+        os.makedirs(dst)
+        self.add_junk(dst)
+        exercises.sync_tree(mine, dst)
+        self.assertEqual(sorted(os.listdir(dst)), ["__MACOSX", "kogge_stone.cuh", "warp_scan.cuh"])
+        self.assertEqual(os.listdir(os.path.join(dst, "__MACOSX")), [])
+        # Only those names: a student's own extra file is still one.
+        open(os.path.join(mine, "notes.DS_Store.txt"), "w").close()
+        self.assertEqual(len(exercises.check(self.tmp, "s", STUBS, ["11_2_kogge_stone"])), 1)
+
+    def test_exercise_file_names_are_unique(self):
+        # A flat upload is sorted into section folders by the files' names: each must name one section.
+        names = exercises.by_file_name(STUBS)
+        every = [f for d in os.listdir(STUBS) for f in exercises.files_under(os.path.join(STUBS, d))]
+        self.assertEqual(sorted(names), sorted(every))
+        self.assertEqual(names["warp_scan.cuh"], "11_2_kogge_stone")
+
+    def test_sort_flat(self):
+        flat = os.path.join(self.tmp, "flat")
+        os.makedirs(flat)
+        for name in ("kogge_stone.cuh", "warp_scan.cuh", "sequential_scan.cuh", "README.txt"):
+            with open(os.path.join(flat, name), "w") as f:
+                f.write(name)
+        self.add_junk(flat)
+        dst = os.path.join(self.tmp, "sorted")
+        self.assertEqual(exercises.sort_flat(flat, STUBS, dst), ["README.txt"])
+        self.assertEqual(exercises.files_under(dst), ["11_1_sequential/sequential_scan.cuh",
+                                                      "11_2_kogge_stone/kogge_stone.cuh",
+                                                      "11_2_kogge_stone/warp_scan.cuh"])
+        self.assertEqual(exercises.check(dst, "s", STUBS, ["11_1_sequential", "11_2_kogge_stone"]), [])
+
     def test_sync_copies_only_what_differs(self):
         src, dst = os.path.join(self.tmp, "a"), os.path.join(self.tmp, "b")
         os.makedirs(src)

@@ -32,6 +32,10 @@ def check_format(test, data):
         test.assertIn(t.get("visibility", "visible"), VISIBILITY)
         test.assertIsInstance(t["output"], str)
         test.assertIsInstance(t["name"], str)
+    # Plain text everywhere (gradescope.OUTPUT_FORMAT): the output as a whole and every test's.
+    test.assertEqual(data["output_format"], "text")
+    test.assertEqual(data["test_output_format"], "text")
+    test.assertTrue(all(t["output_format"] == "text" for t in data["tests"]))
     test.assertIsInstance(data["score"], (int, float))
     test.assertAlmostEqual(data["score"], sum(t["score"] for t in data["tests"]), places=1)
     test.assertIn(data.get("visibility", "visible"), VISIBILITY)
@@ -54,6 +58,55 @@ class Results(unittest.TestCase):
         self.assertIn("element 510 of 511 is 889, expected 892", first["output"])
         self.assertEqual(data["tests"][1]["output"], "not graded: missing folder")
         self.assertEqual(data["score"], 4.3)
+
+
+    def test_diagnoses_keep_their_angle_brackets(self):
+        # "text": Gradescope shows the output as written, not as HTML (where <standard headers> vanishes).
+        why = 'submission/11_2/kogge_stone.cuh:3: includes a file outside your folder: ... <standard headers> may be included'
+        data = gradescope.results(None, {"11.2": why}, config.load(ROOT), sections.load(ROOT), 1.0, why)
+        check_format(self, data)
+        self.assertEqual(data["tests"][1]["output"], why)
+        self.assertEqual(data["output"], why)
+
+
+class Submitted(unittest.TestCase):
+    """What gradescope.submitted() makes of /autograder/submission (no build needed)."""
+
+    def submission(self, files):
+        ag = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, ag)
+        for rel in files:
+            path = os.path.join(ag, "submission", rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            open(path, "w").close()  # the names are what is checked here
+        found, graded, missing, note = gradescope.submitted(ag, ROOT, sections.load(ROOT))
+        return [s.id for s in graded], missing, note
+
+    def test_flat_upload(self):
+        # Gradescope's drag-and-drop upload: the exercise files at the top, no folders.
+        graded, missing, note = self.submission(["kogge_stone.cuh", "warp_scan.cuh", "sequential_scan.cuh",
+                                                 "brent_kung.cuh", "notes.md"])
+        self.assertEqual(graded, ["11.1", "11.2", "11.4"])
+        self.assertIn("missing folder submission/11_3_work_efficiency", missing["11.3"])
+        self.assertIn("not graded: notes.md", note)
+        # A file of a section missing: that section only.
+        graded, missing, _ = self.submission(["kogge_stone.cuh", "sequential_scan.cuh"])
+        self.assertEqual(graded, ["11.1"])
+        self.assertIn("missing file submission/11_2_kogge_stone/warp_scan.cuh", missing["11.2"])
+
+    def test_os_junk_costs_nothing(self):
+        junk = [".DS_Store", "exercises/11_2_kogge_stone/.DS_Store", "exercises/11_2_kogge_stone/Thumbs.db",
+                "exercises/11_2_kogge_stone/desktop.ini", "exercises/11_2_kogge_stone/._kogge_stone.cuh",
+                "__MACOSX/exercises/11_2_kogge_stone/._warp_scan.cuh"]
+        graded, missing, note = self.submission(["exercises/11_2_kogge_stone/kogge_stone.cuh",
+                                                 "exercises/11_2_kogge_stone/warp_scan.cuh"] + junk)
+        self.assertEqual((graded, note), (["11.2"], ""))
+        self.assertNotIn("11.2", missing)
+
+    def test_nothing_there(self):
+        graded, missing, note = self.submission(["README.txt"])
+        self.assertEqual((graded, note), ([], ""))
+        self.assertIn("no section folder in the submission", missing["11.1"])
 
 
 class RunAutograder(unittest.TestCase):

@@ -1,5 +1,6 @@
 """release.py: the student release holds no solution, its workflow grades every section, and (with
 LAB_RELEASE_BUILD=1, minutes: it builds) it builds and grades on its own, every stub failing."""
+import json
 import os
 import re
 import shutil
@@ -8,7 +9,7 @@ import tempfile
 import unittest
 
 from scanlab_lab import config, exercises, release, sections
-from scanlab_lab.tests.util import ROOT, broken_kernel
+from scanlab_lab.tests.util import FIXTURES, ROOT, broken_kernel
 
 
 def solution_blocks(root):
@@ -88,15 +89,7 @@ class Release(unittest.TestCase):
     def test_classroom_workflow(self):
         with open(os.path.join(self.dst, ".github", "workflows", "classroom.yml"), encoding="utf-8") as f:
             text = f.read()
-        all_sections = sections.load(ROOT)
-        rules = config.load(ROOT)
-        for s in all_sections:
-            self.assertIn(f"command: ./lab grade {s.id}\n", text)
-            self.assertIn(f"id: s{s.us}\n", text)
-        self.assertEqual(text.count("max-score:"), len(all_sections))
-        self.assertEqual(sum(float(m) for m in re.findall(r"max-score: (\S+)", text)),
-                         sum(rules.rule(s.id).weight for s in all_sections))
-        self.assertIn("runners: " + ",".join(f"s{s.us}" for s in all_sections), text)
+        self.assertEqual(text, release.workflow(ROOT))  # the file is what ClassroomWorkflow checks
 
     @unittest.skipIf(not shutil.which("git"), "no git")
     def test_one_commit(self):
@@ -127,6 +120,82 @@ class Release(unittest.TestCase):
                            stderr=subprocess.STDOUT, universal_newlines=True)
         self.assertEqual(p.returncode, 2)
         self.assertIn("student release", p.stdout)
+
+
+def load_yaml(test, text):
+    try:
+        import yaml  # Debian's python3-yaml (tools/setup.sh installs it where it can)
+    except ImportError:
+        test.skipTest("no PyYAML (Debian: python3-yaml) to parse the workflow with")
+    return yaml.safe_load(text)
+
+
+class ClassroomWorkflow(unittest.TestCase):
+    """The generated workflow, parsed by a YAML parser and checked against the inputs that the actions'
+    action.yml declare (fixtures/classroom_actions.json, written from them) and how their code reads
+    them (max-score: parseInt)."""
+
+    @classmethod
+    def setUpClass(cls):
+        with open(os.path.join(FIXTURES, "classroom_actions.json"), encoding="utf-8") as f:
+            cls.actions = json.load(f)
+
+    def steps(self, text):
+        data = load_yaml(self, text)
+        self.assertEqual(data.get("on", data.get(True)), ["push", "repository_dispatch"])  # YAML 1.1 reads on: as true
+        (job,) = data["jobs"].values()
+        return job["steps"]
+
+    def check(self, text, all_sections, weights, scale):
+        steps = self.steps(text)
+        for step in steps:
+            if "uses" not in step:
+                continue
+            self.assertIn(step["uses"], self.actions, "an action the fixture does not describe")
+            declared = self.actions[step["uses"]]
+            given = step.get("with", {})
+            self.assertLessEqual(set(given), set(declared["inputs"]), step["name"])
+            self.assertLessEqual(set(declared["required"]), set(given), step["name"])
+            self.assertTrue(all(isinstance(v, str) for v in given.values()), step["name"])  # inputs are strings
+        graders = [s for s in steps if s.get("uses") == release.GRADER]
+        self.assertEqual([s["with"]["command"] for s in graders], [f"./lab grade {s.id}" for s in all_sections])
+        self.assertEqual([s["name"] for s in graders], [f"Section {s.id}: {s.title}" for s in all_sections])
+        # parseInt keeps every point: whole numbers, weight x scale.
+        self.assertEqual([s["with"]["max-score"] for s in graders], [str(round(w * scale)) for w in weights])
+        for s in graders:
+            float(s["with"]["timeout"])  # parseFloat, minutes
+        # Every package before the first timed step, and none inside one.
+        first = steps.index(graders[0])
+        self.assertTrue(any("tools/setup.sh" in s.get("run", "") for s in steps[:first]))
+        for s in graders:
+            self.assertFalse(re.search(r"apt-get|setup\.sh", s["with"]["command"] + s["with"].get("setup-command", "")))
+        # The reporter reads <ID>_RESULTS for each runner, the grader steps' result outputs.
+        (reporter,) = [s for s in steps if s.get("uses") == release.REPORTER]
+        self.assertIs(steps[-1], reporter)
+        runners = reporter["with"]["runners"]
+        self.assertRegex(runners, self.actions[release.REPORTER]["runners_pattern"])
+        self.assertEqual(runners.split(","), [s["id"] for s in graders])
+        self.assertEqual(reporter["env"], {f"{s['id'].upper()}_RESULTS": f"${{{{steps.{s['id']}.outputs.result}}}}"
+                                           for s in graders})
+
+    def test_the_lab(self):
+        all_sections = sections.load(ROOT)
+        rules = config.load(ROOT)
+        weights = [rules.rule(s.id).weight for s in all_sections]
+        self.check(release.workflow(ROOT), all_sections, weights, release.point_scale(weights))
+
+    def test_fractional_weights_and_titles_that_need_quoting(self):
+        all_sections = [sections.Section("11_1_a", "11.1", "What scan is for: compaction, partition"),
+                        sections.Section("11_2_b", "11.2", "\"quoted\" # not a comment, 'single', ünïcode"),
+                        sections.Section("11_3_c", "11.3", "- [a list?] {a map?} & *alias ! %")]
+        rules = config.rules_from({"default": {"weight": 10}, "sections": {"11.2": {"weight": 7.5},
+                                                                           "11.3": {"weight": 2.25}}})
+        text = release.workflow(ROOT, all_sections, rules)
+        self.assertEqual(release.point_scale([10, 7.5, 2.25]), 100)
+        self.check(text, all_sections, [10, 7.5, 2.25], 100)
+        self.assertIn("x100", text)  # the workflow says its points are scaled
+        self.assertEqual(release.point_scale([10, 5]), 1)
+        self.assertEqual(release.point_scale([7.5]), 10)
 
 
 if __name__ == "__main__":
