@@ -556,6 +556,7 @@ SCANLAB_EMU_ATOMIC_CAS(unsigned int)
 SCANLAB_EMU_ATOMIC_CAS(unsigned long long int)
 SCANLAB_EMU_ATOMIC_CAS(unsigned short int)
 #undef SCANLAB_EMU_ATOMIC_CAS
+#undef SCANLAB_EMU_HERE
 
 // ---- assert -------------------------------------------------------------------------------------
 // A failed assert in a kernel thread throws instead of aborting, so the launch can say which thread.
