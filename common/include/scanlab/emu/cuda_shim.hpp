@@ -16,11 +16,16 @@
 ///   lies between two anchor objects linked first and last into it (common/emu/module/); see the
 ///   emulator's README, "Static shared memory". (A kernel library holds no other thread_local data.)
 ///   Write qualifiers after it (`__shared__ volatile int flag`), and use scanlab::dynamic_shared<T>()
-///   for dynamic shared memory (`extern __shared__` does not compile on this backend).
+///   for dynamic shared memory (`extern __shared__` does not compile on this backend: its error names
+///   it, see SCANLAB_EMU_SHARED_N_).
 /// - `__syncthreads()` is a counted barrier of the block's threads that have not exited.
 /// - Warp operations are a rendezvous of the lanes named in the mask, independent of block barriers.
 /// - Atomics are real atomics (detail::AtomicRef, on the compiler's `__atomic` builtins), and each one is a point where the emulator may run
 ///   another thread, so a spin loop on an atomic lets the others progress (or trips the watchdog).
+///   They are the overloads CUDA declares, so their arguments convert as with nvcc.
+/// - The integer intrinsics (`__ffs`, `__popc`, `__clz`, `__brev` and their 64-bit forms) and `__ldg`.
+/// What is supported and what is not: common/emu/README.md, "What the cpu backend takes of CUDA's
+/// device API"; tested by common/emu/tests/compat/.
 #pragma once
 
 #if defined(__CUDACC__)
@@ -28,6 +33,7 @@
 #endif
 
 #include <atomic>
+#include <bit>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -213,9 +219,14 @@ void trace_shared(const char* name, const void* data, std::size_t count, std::si
 
 }  // namespace scanlab::emu::detail
 
-// `__shared__` (see the file comment): a guard, its registration, then the variable itself.
+// `__shared__` (see the file comment): a guard, its registration, then the variable itself. First, a
+// constant that only says no: written `extern __shared__ T a[];` in a function, the `extern` lands on
+// it, and the compiler's first error names it (an `extern` with an initializer), so the message says
+// what to write instead. (The macro cannot make `extern __shared__` work: its `T a[]` comes after it.)
 #define SCANLAB_EMU_SHARED_(n) SCANLAB_EMU_SHARED_N_(n)
 #define SCANLAB_EMU_SHARED_N_(n)                                                                      \
+  constexpr int extern_shared_is_not_supported_on_the_cpu_backend_use_scanlab_dynamic_shared_##n     \
+      [[maybe_unused]] = 0;                                                                          \
   thread_local ::scanlab::emu::detail::SharedGuard scanlab_shared_guard_##n [[gnu::aligned(1)]];    \
   [[maybe_unused]] static constexpr auto scanlab_shared_site_##n = [] {                              \
     return ::scanlab::emu::detail::SharedGuardSite{                                                  \
@@ -285,6 +296,50 @@ inline void __threadfence(::scanlab::emu::detail::Where w = ::scanlab::emu::deta
 }
 inline void __threadfence_block(::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
   ::scanlab::emu::detail::threadfence(w);
+}
+// (All of a launch runs in this one process: a fence for the whole system orders no more than one
+// for the device.)
+inline void __threadfence_system(::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
+  ::scanlab::emu::detail::threadfence(w);
+}
+
+/// `__ldg`: a load through the GPU's read-only data cache; here a plain load. CUDA declares it for
+/// the arithmetic types and its vector types; the shim has no vector types but uint3 and dim3.
+template <class T>
+inline T __ldg(const T* p) {
+  static_assert(std::is_arithmetic_v<T>, "__ldg takes a pointer to an arithmetic type");
+  return *p;
+}
+
+// ---- integer intrinsics -------------------------------------------------------------------------
+// The bit intrinsics of CUDA's crt/device_functions.h, with its parameter types (so a call converts
+// its argument as nvcc does: `__clz(mask)` with an unsigned mask takes the same bits) and its results
+// for 0: __ffs(0) = 0, __clz(0) = 32, __clzll(0) = 64.
+/// The position (1 = least significant) of the lowest set bit; 0 if none.
+inline int __ffs(int x) {
+  const auto u = static_cast<unsigned>(x);
+  return u == 0 ? 0 : std::countr_zero(u) + 1;
+}
+inline int __ffsll(long long int x) {
+  const auto u = static_cast<unsigned long long>(x);
+  return u == 0 ? 0 : std::countr_zero(u) + 1;
+}
+/// The number of set bits.
+inline int __popc(unsigned int x) { return std::popcount(x); }
+inline int __popcll(unsigned long long int x) { return std::popcount(x); }
+/// The number of zero bits above the highest set bit (32 or 64 for 0).
+inline int __clz(int x) { return std::countl_zero(static_cast<unsigned>(x)); }
+inline int __clzll(long long int x) { return std::countl_zero(static_cast<unsigned long long>(x)); }
+/// The bits in reverse order: bit 0 becomes bit 31 (63).
+inline unsigned int __brev(unsigned int x) {
+  unsigned int r = 0;
+  for (int i = 0; i < 32; ++i, x >>= 1) r = (r << 1) | (x & 1u);
+  return r;
+}
+inline unsigned long long int __brevll(unsigned long long int x) {
+  unsigned long long int r = 0;
+  for (int i = 0; i < 64; ++i, x >>= 1) r = (r << 1) | (x & 1ull);
+  return r;
 }
 
 namespace scanlab::emu::detail {
@@ -357,90 +412,151 @@ inline void note_change(bool changed) {
 }
 }  // namespace scanlab::emu::detail
 
+namespace scanlab::emu::detail {
+// What each atomic does, once per operation for every type: a memory point (the scheduler may run
+// another thread), the atomic itself, and a note to the watchdog when memory changed. The CUDA
+// names below are plain overloads of these, one per type CUDA declares, as in CUDA's headers: so an
+// argument converts as nvcc converts it (`atomicAdd(&flags[b], 1)` on an `unsigned*`), which a
+// template taking `(T*, T)` could not do (it cannot deduce T from `unsigned*` and `int`).
 template <class T>
-inline T atomicAdd(T* a, T v, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
-  T old = ::scanlab::emu::detail::atomic_at(a, w).fetch_add(v);
-  ::scanlab::emu::detail::note_change(v != T(0));
+T atomic_add(T* a, T v, Where w) {
+  T old = atomic_at(a, w).fetch_add(v);
+  note_change(v != T(0));
   return old;
 }
 template <class T>
-inline T atomicSub(T* a, T v, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
-  T old = ::scanlab::emu::detail::atomic_at(a, w).fetch_sub(v);
-  ::scanlab::emu::detail::note_change(v != T(0));
+T atomic_sub(T* a, T v, Where w) {
+  T old = atomic_at(a, w).fetch_sub(v);
+  note_change(v != T(0));
   return old;
 }
 template <class T>
-inline T atomicExch(T* a, T v, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
-  T old = ::scanlab::emu::detail::atomic_at(a, w).exchange(v);
-  ::scanlab::emu::detail::note_change(!(old == v));
+T atomic_exch(T* a, T v, Where w) {
+  T old = atomic_at(a, w).exchange(v);
+  note_change(!(old == v));
   return old;
 }
 template <class T>
-inline T atomicCAS(T* a, T compare, T v, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
+T atomic_cas(T* a, T compare, T v, Where w) {
   const T expected = compare;
-  const bool swapped = ::scanlab::emu::detail::atomic_at(a, w).compare_exchange_strong(compare, v);
-  ::scanlab::emu::detail::note_change(swapped && !(expected == v));
+  const bool swapped = atomic_at(a, w).compare_exchange_strong(compare, v);
+  note_change(swapped && !(expected == v));
   return compare;  // the old value, whether or not the swap happened
 }
 template <class T>
-inline T atomicMax(T* a, T v, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
-  auto ref = ::scanlab::emu::detail::atomic_at(a, w);
+T atomic_max(T* a, T v, Where w) {
+  auto ref = atomic_at(a, w);
   T old = ref.load();
   while (old < v && !ref.compare_exchange_weak(old, v)) {
   }
-  ::scanlab::emu::detail::note_change(old < v);
+  note_change(old < v);
   return old;
 }
 template <class T>
-inline T atomicMin(T* a, T v, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
-  auto ref = ::scanlab::emu::detail::atomic_at(a, w);
+T atomic_min(T* a, T v, Where w) {
+  auto ref = atomic_at(a, w);
   T old = ref.load();
   while (v < old && !ref.compare_exchange_weak(old, v)) {
   }
-  ::scanlab::emu::detail::note_change(v < old);
+  note_change(v < old);
   return old;
 }
 template <class T>
-inline T atomicAnd(T* a, T v, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
-  static_assert(std::is_integral_v<T>, "atomicAnd needs an integer type");
-  T old = ::scanlab::emu::detail::atomic_at(a, w).fetch_and(v);
-  ::scanlab::emu::detail::note_change((old & v) != old);
+T atomic_and(T* a, T v, Where w) {
+  T old = atomic_at(a, w).fetch_and(v);
+  note_change((old & v) != old);
   return old;
 }
 template <class T>
-inline T atomicOr(T* a, T v, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
-  static_assert(std::is_integral_v<T>, "atomicOr needs an integer type");
-  T old = ::scanlab::emu::detail::atomic_at(a, w).fetch_or(v);
-  ::scanlab::emu::detail::note_change((old | v) != old);
+T atomic_or(T* a, T v, Where w) {
+  T old = atomic_at(a, w).fetch_or(v);
+  note_change((old | v) != old);
   return old;
 }
 template <class T>
-inline T atomicXor(T* a, T v, ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
-  static_assert(std::is_integral_v<T>, "atomicXor needs an integer type");
-  T old = ::scanlab::emu::detail::atomic_at(a, w).fetch_xor(v);
-  ::scanlab::emu::detail::note_change(v != T(0));
+T atomic_xor(T* a, T v, Where w) {
+  T old = atomic_at(a, w).fetch_xor(v);
+  note_change(v != T(0));
   return old;
 }
 /// CUDA's atomicInc: old >= limit ? 0 : old + 1, stored; returns old.
-inline unsigned atomicInc(unsigned* a, unsigned limit,
-                          ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
-  auto ref = ::scanlab::emu::detail::atomic_at(a, w);
+inline unsigned atomic_inc(unsigned* a, unsigned limit, Where w) {
+  auto ref = atomic_at(a, w);
   unsigned old = ref.load();
   while (!ref.compare_exchange_weak(old, old >= limit ? 0u : old + 1u)) {
   }
-  ::scanlab::emu::detail::note_change(old != (old >= limit ? 0u : old + 1u));
+  note_change(old != (old >= limit ? 0u : old + 1u));
   return old;
 }
 /// CUDA's atomicDec: (old == 0 || old > limit) ? limit : old - 1, stored; returns old.
-inline unsigned atomicDec(unsigned* a, unsigned limit,
-                          ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()) {
-  auto ref = ::scanlab::emu::detail::atomic_at(a, w);
+inline unsigned atomic_dec(unsigned* a, unsigned limit, Where w) {
+  auto ref = atomic_at(a, w);
   unsigned old = ref.load();
   while (!ref.compare_exchange_weak(old, (old == 0u || old > limit) ? limit : old - 1u)) {
   }
-  ::scanlab::emu::detail::note_change(old != ((old == 0u || old > limit) ? limit : old - 1u));
+  note_change(old != ((old == 0u || old > limit) ? limit : old - 1u));
   return old;
 }
+}  // namespace scanlab::emu::detail
+
+// The atomics, with the overloads CUDA 13 declares (device_atomic_functions.h, sm_*_atomic_functions.h,
+// crt/sm_70_rt.h). Not here: the half, bfloat16 and vector (float2, float4) ones, the 128-bit
+// atomicExch/atomicCAS templates of sm_90, and the _block and _system scoped variants.
+// The last parameter (the call's place, for the scheduler's messages) is filled in by the compiler.
+#define SCANLAB_EMU_HERE ::scanlab::emu::detail::Where w = ::scanlab::emu::detail::Where::current()
+#define SCANLAB_EMU_ATOMIC(name, impl, T) \
+  inline T name(T* a, T v, SCANLAB_EMU_HERE) { return ::scanlab::emu::detail::impl(a, v, w); }
+
+SCANLAB_EMU_ATOMIC(atomicAdd, atomic_add, int)
+SCANLAB_EMU_ATOMIC(atomicAdd, atomic_add, unsigned int)
+SCANLAB_EMU_ATOMIC(atomicAdd, atomic_add, unsigned long long int)
+SCANLAB_EMU_ATOMIC(atomicAdd, atomic_add, float)
+SCANLAB_EMU_ATOMIC(atomicAdd, atomic_add, double)
+
+SCANLAB_EMU_ATOMIC(atomicSub, atomic_sub, int)  // (no 64-bit atomicSub in CUDA)
+SCANLAB_EMU_ATOMIC(atomicSub, atomic_sub, unsigned int)
+
+SCANLAB_EMU_ATOMIC(atomicExch, atomic_exch, int)
+SCANLAB_EMU_ATOMIC(atomicExch, atomic_exch, unsigned int)
+SCANLAB_EMU_ATOMIC(atomicExch, atomic_exch, unsigned long long int)
+SCANLAB_EMU_ATOMIC(atomicExch, atomic_exch, float)  // (no double atomicExch in CUDA)
+
+SCANLAB_EMU_ATOMIC(atomicMin, atomic_min, int)
+SCANLAB_EMU_ATOMIC(atomicMin, atomic_min, unsigned int)
+SCANLAB_EMU_ATOMIC(atomicMin, atomic_min, long long int)
+SCANLAB_EMU_ATOMIC(atomicMin, atomic_min, unsigned long long int)
+SCANLAB_EMU_ATOMIC(atomicMax, atomic_max, int)
+SCANLAB_EMU_ATOMIC(atomicMax, atomic_max, unsigned int)
+SCANLAB_EMU_ATOMIC(atomicMax, atomic_max, long long int)
+SCANLAB_EMU_ATOMIC(atomicMax, atomic_max, unsigned long long int)
+
+SCANLAB_EMU_ATOMIC(atomicAnd, atomic_and, int)
+SCANLAB_EMU_ATOMIC(atomicAnd, atomic_and, unsigned int)
+SCANLAB_EMU_ATOMIC(atomicAnd, atomic_and, long long int)
+SCANLAB_EMU_ATOMIC(atomicAnd, atomic_and, unsigned long long int)
+SCANLAB_EMU_ATOMIC(atomicOr, atomic_or, int)
+SCANLAB_EMU_ATOMIC(atomicOr, atomic_or, unsigned int)
+SCANLAB_EMU_ATOMIC(atomicOr, atomic_or, long long int)
+SCANLAB_EMU_ATOMIC(atomicOr, atomic_or, unsigned long long int)
+SCANLAB_EMU_ATOMIC(atomicXor, atomic_xor, int)
+SCANLAB_EMU_ATOMIC(atomicXor, atomic_xor, unsigned int)
+SCANLAB_EMU_ATOMIC(atomicXor, atomic_xor, long long int)
+SCANLAB_EMU_ATOMIC(atomicXor, atomic_xor, unsigned long long int)
+
+SCANLAB_EMU_ATOMIC(atomicInc, atomic_inc, unsigned int)  // unsigned only, in CUDA too
+SCANLAB_EMU_ATOMIC(atomicDec, atomic_dec, unsigned int)
+#undef SCANLAB_EMU_ATOMIC
+
+#define SCANLAB_EMU_ATOMIC_CAS(T)                                  \
+  inline T atomicCAS(T* a, T compare, T v, SCANLAB_EMU_HERE) {     \
+    return ::scanlab::emu::detail::atomic_cas(a, compare, v, w);   \
+  }
+SCANLAB_EMU_ATOMIC_CAS(int)
+SCANLAB_EMU_ATOMIC_CAS(unsigned int)
+SCANLAB_EMU_ATOMIC_CAS(unsigned long long int)
+SCANLAB_EMU_ATOMIC_CAS(unsigned short int)
+#undef SCANLAB_EMU_ATOMIC_CAS
+#undef SCANLAB_EMU_HERE
 
 // ---- assert -------------------------------------------------------------------------------------
 // A failed assert in a kernel thread throws instead of aborting, so the launch can say which thread.

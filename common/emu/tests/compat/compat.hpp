@@ -1,0 +1,100 @@
+// The CUDA compatibility suite: kernels written as nvcc takes them (compat_kernels.cuh), built for
+// both backends from one source (launch.cpp, as a section's kernel library is), run by
+// test_compat.cpp and checked against the values CUDA gives. Shared by the host code of both builds.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "scanlab/algorithm.hpp"  // SCANLAB_EXPORT
+#include "scanlab/section.hpp"    // SCANLAB_IF_LINKED_CUDA / _CPU
+
+namespace scanlab::emu_compat {
+
+/// Launch shape of the atomics kernel.
+constexpr unsigned kAtomicBlocks = 2, kAtomicThreads = 64;
+
+/// What atomics_kernel leaves in device memory (its starting values: see atomics_start()).
+struct AtomicTotals {
+  unsigned flags[kAtomicBlocks];  ///< atomicAdd(&flags[blockIdx.x], 1) on an unsigned*: an int literal
+  int add_int;
+  unsigned add_unsigned;
+  unsigned long long add_ull;
+  float add_float;
+  double add_double;
+  int sub_int;
+  unsigned sub_unsigned;
+  int min_int, max_int;
+  unsigned min_unsigned, max_unsigned;
+  long long min_ll, max_ll;
+  unsigned long long min_ull, max_ull;
+  int and_int, or_int, xor_int;
+  unsigned and_unsigned, or_unsigned, xor_unsigned;
+  long long and_ll, or_ll, xor_ll;
+  unsigned long long and_ull, or_ull, xor_ull;
+  int cas_int;  ///< each CAS counter: incremented once per thread by a CAS loop
+  unsigned cas_unsigned;
+  unsigned long long cas_ull;
+  unsigned short cas_ushort;
+  unsigned inc, dec;  ///< atomicInc / atomicDec(9) by every thread
+  // Thread 0 alone: exchanges, and a CAS that fails. The old values they returned, then the values.
+  int exch_int, exch_int_old;
+  unsigned exch_unsigned, exch_unsigned_old;
+  unsigned long long exch_ull, exch_ull_old;
+  float exch_float, exch_float_old;
+  int cas_fail, cas_fail_old;
+};
+
+/// The starting values of atomics_kernel's variables.
+inline AtomicTotals atomics_start() {
+  AtomicTotals a{};
+  a.sub_unsigned = 1000;
+  a.min_unsigned = 0xFFFFFFFFu;
+  a.max_ll = -(1ll << 40);
+  a.min_ull = ~0ull;
+  a.and_int = -1;
+  a.and_unsigned = ~0u;
+  a.and_ll = -1;
+  a.and_ull = ~0ull;
+  a.exch_int = -5;
+  a.exch_unsigned = 3;
+  a.exch_ull = 1ull << 40;
+  a.exch_float = 1.5f;
+  a.cas_fail = 5;
+  return a;
+}
+
+/// One backend's runs of the suite's kernels.
+struct CompatBackend {
+  const char* name;
+  /// Throws scanlab::NoDeviceError where this backend cannot run (the cuda backend without a GPU).
+  void (*require)();
+  AtomicTotals (*atomics)();
+  /// For each input x: __ffs, __ffsll, __popc, __popcll, __clz, __clzll, __brev, __brevll of x (the
+  /// 32-bit ones of its low 32 bits), read through __ldg.
+  std::vector<unsigned long long> (*intrinsics)(const std::vector<unsigned long long>& inputs);
+  /// A block of `threads` writes its ids as ints through one view of its dynamic shared memory
+  /// (unsigned char plus casts), and every thread reads them back reversed through a second view.
+  std::vector<int> (*dynamic_shared_views)(unsigned threads);
+  /// printf from 4 threads of one block ("compat printf: block B thread T value V").
+  void (*print)();
+  /// Warp and block operations that worked before this suite: per thread of a 64-thread block,
+  /// {__ballot_sync of even lanes, __any_sync, __all_sync, __shfl_up_sync(t, 1), __shfl_xor_sync(t, 1),
+  ///  __activemask(), __syncthreads_count(even), __syncthreads_and(t < 64), __syncthreads_or(t == 5)}.
+  std::vector<unsigned> (*warp_and_block)();
+};
+
+constexpr unsigned kWarpValues = 9, kWarpThreads = 64;
+
+SCANLAB_EXPORT CompatBackend backend_cuda();
+SCANLAB_EXPORT CompatBackend backend_cpu();
+
+/// The backends this program was linked with.
+inline std::vector<CompatBackend> linked_backends() {
+  std::vector<CompatBackend> backends;
+  SCANLAB_IF_LINKED_CUDA(backends.push_back(backend_cuda());)
+  SCANLAB_IF_LINKED_CPU(backends.push_back(backend_cpu());)
+  return backends;
+}
+
+}  // namespace scanlab::emu_compat

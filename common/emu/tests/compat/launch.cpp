@@ -1,0 +1,71 @@
+// The compatibility suite's host side: launches each kernel of compat_kernels.cuh and copies its
+// results back. Compiled once per backend (nvcc for cuda, the host compiler for cpu), as a
+// section's launch.cpp is.
+#include <vector>
+
+#include "compat.hpp"
+#include "compat_kernels.cuh"
+#include "scanlab/launcher.hpp"
+
+namespace scanlab::emu_compat {
+namespace {
+
+AtomicTotals run_atomics() {
+  DeviceBuffer<AtomicTotals> d(1);
+  const AtomicTotals start = atomics_start();
+  d.upload(&start);
+  launch(atomics_kernel, {"atomics_kernel", kAtomicBlocks, kAtomicThreads, 0}, d.data());
+  synchronize();
+  AtomicTotals out{};
+  d.download(&out);
+  return out;
+}
+
+std::vector<unsigned long long> run_intrinsics(const std::vector<unsigned long long>& inputs) {
+  const auto n = static_cast<unsigned>(inputs.size());
+  DeviceBuffer<unsigned long long> in(n), out(8 * n);
+  in.upload(inputs.data());
+  launch(intrinsics_kernel, {"intrinsics_kernel", 1, n, 0}, in.data(), out.data(), n);
+  synchronize();
+  std::vector<unsigned long long> result(8 * n);
+  out.download(result.data());
+  return result;
+}
+
+std::vector<int> run_dynamic_shared_views(unsigned threads) {
+  DeviceBuffer<int> out(threads);
+  launch(dynamic_shared_views_kernel, {"dynamic_shared_views_kernel", 1, threads, threads * sizeof(int)},
+         out.data());
+  synchronize();
+  std::vector<int> result(threads);
+  out.download(result.data());
+  return result;
+}
+
+void run_print() {
+  launch(printf_kernel, {"printf_kernel", 1, 4, 0}, 40);
+  synchronize();  // a GPU prints a kernel's printf output when the host synchronizes
+}
+
+std::vector<unsigned> run_warp_and_block() {
+  DeviceBuffer<unsigned> out(kWarpValues * kWarpThreads);
+  launch(warp_and_block_kernel, {"warp_and_block_kernel", 1, kWarpThreads, 0}, out.data());
+  synchronize();
+  std::vector<unsigned> result(kWarpValues * kWarpThreads);
+  out.download(result.data());
+  return result;
+}
+
+}  // namespace
+
+CompatBackend SCANLAB_FOR_BACKEND(backend)() {
+#if defined(SCANLAB_BACKEND_CUDA)
+  const char* name = "cuda";
+#else
+  const char* name = "cpu";
+#endif
+  return {name, &require_backend, &run_atomics, &run_intrinsics,
+          &run_dynamic_shared_views, &run_print, &run_warp_and_block};
+}
+
+}  // namespace scanlab::emu_compat
