@@ -27,6 +27,11 @@
 # kernel library (scanlab_section_test_objects): a variant compiles only its kernels.
 
 set(SCANLAB_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+# The cpu kernel libraries' sources go through cpu_sources.py (scanlab_kernel_library).
+find_program(SCANLAB_PYTHON3 NAMES python3)
+if(NOT SCANLAB_PYTHON3)
+  message(FATAL_ERROR "python3 is needed (Debian: apt-get install python3)")
+endif()
 # A cross build (common/cmake/toolchains/) runs its programs under an emulator (qemu). ctest puts it
 # in front of a test's own program, but the scripts below start the programs themselves: they get it
 # as -DEMULATOR="qemu-aarch64 -L ..." (one string, split by the script); natively, nothing.
@@ -139,6 +144,45 @@ function(scanlab_kernel_library target backend launch_file)
     endforeach()
   endforeach()
   get_filename_component(launch_path "${launch_file}" ABSOLUTE)
+  set(generated "")
+  if(backend STREQUAL "cpu")
+    # The kernel folders as the host compiler takes them: a copy of each, made at build time by
+    # cpu_sources.py, with `extern __shared__ T a[];` rewritten in place (C++ has no such declaration)
+    # and a #line naming the original file first (messages and __FILE__ name the student's file and
+    # line). The copies take the folders' place on the include path; the chapter's own host code
+    # (CMAKE_CURRENT_SOURCE_DIR) is not copied.
+    set(copied_dirs "")
+    set(k 0)
+    get_filename_component(launch_dir "${launch_path}" REALPATH)
+    get_filename_component(launch_dir "${launch_dir}" DIRECTORY)
+    foreach(dir IN LISTS ARGN)
+      file(GLOB files CONFIGURE_DEPENDS "${dir}/*.cuh" "${dir}/*.hpp" "${dir}/*.h")
+      set(out "${CMAKE_CURRENT_BINARY_DIR}/cpu_sources/${target}/${k}")
+      get_filename_component(real_dir "${dir}" REALPATH)
+      if(real_dir STREQUAL launch_dir)
+        # The launch file beside the kernels (the emulator's compatibility suite): its copy is
+        # compiled, so that its #includes find the copies first.
+        list(APPEND files "${launch_path}")
+        get_filename_component(launch_name "${launch_path}" NAME)
+        set(launch_path "${out}/${launch_name}")
+      endif()
+      set(copies "")
+      foreach(file IN LISTS files)
+        get_filename_component(name "${file}" NAME)
+        list(APPEND copies "${out}/${name}")
+      endforeach()
+      if(files)
+        add_custom_command(OUTPUT ${copies}
+                           COMMAND "${SCANLAB_PYTHON3}" "${SCANLAB_CMAKE_DIR}/cpu_sources.py" "${out}" ${files}
+                           DEPENDS ${files} "${SCANLAB_CMAKE_DIR}/cpu_sources.py" VERBATIM)
+      endif()
+      list(APPEND copied_dirs "${out}")
+      list(APPEND generated ${copies})
+      math(EXPR k "${k} + 1")
+    endforeach()
+    set(include_dirs ${copied_dirs} "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(REMOVE_ITEM generated "${launch_path}")
+  endif()
   if(backend STREQUAL "cuda")
     set(source "${CMAKE_CURRENT_BINARY_DIR}/${target}.cu")
     file(CONFIGURE OUTPUT "${source}" CONTENT
@@ -149,7 +193,7 @@ function(scanlab_kernel_library target backend launch_file)
     # (common/emu/module/shared_first.cpp says why).
     add_library(${target} SHARED "${SCANLAB_CMAKE_DIR}/../emu/module/shared_first.cpp"
                                  "${SCANLAB_CMAKE_DIR}/../emu/module/shared_probe.cpp" "${launch_path}"
-                                 "${SCANLAB_CMAKE_DIR}/../emu/module/shared_last.cpp")
+                                 "${SCANLAB_CMAKE_DIR}/../emu/module/shared_last.cpp" ${generated})
   endif()
   target_include_directories(${target} PRIVATE ${include_dirs})
   target_link_libraries(${target} PUBLIC scanlab::harness)
@@ -212,11 +256,12 @@ endfunction()
 # change on the current solution and regenerate the patch. When a solution changes, the configure
 # re-applies the patches by itself (the patches and solution files are configure dependencies).
 
-# A variant's kernel library is compiled without debug information and at -O1: it is built to be
-# graded once, never debugged, and its tests spend their time in the emulator, not in the kernels
-# (11.7's valid variant: 15.9 s at -O1 against 16.5 s at -O2), while its compilation takes 40% less
-# time (11.2's launch.cpp: 5.7 s against 9.9 s on one quiet core). There are 56 of them.
-set(SCANLAB_VARIANT_OPTIONS "-O1;-g0" CACHE STRING
+# A variant's kernel library is compiled without debug information and without optimization: it is
+# built to be graded once, never debugged, and its tests spend their time in the emulator, not in the
+# kernels, while its compilation is the largest part of the build (58 variants; 11.8's launch.cpp:
+# 10.1 s at -O0, 19.0 s at -O1 on one quiet core; its two slowest mutants' tests 22 to 30 s at -O0
+# against 18 to 26 s at -O1, within the noise of runs).
+set(SCANLAB_VARIANT_OPTIONS "-O0;-g0" CACHE STRING
     "Compile options of the mutants' and valid variants' kernel libraries (after the build type's)")
 
 # The cuda code that a build only compiles to check it, for other architectures than the rest: the

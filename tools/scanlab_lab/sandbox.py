@@ -271,6 +271,8 @@ def check_compiled_includes(root, bdir, folder, kernels_dir, label, targets) -> 
                     continue
                 if os.path.dirname(real) == generated:
                     continue  # the cuda library's one-line .cu (scanlab_kernel_library)
+                if any(inside(real, os.path.join(generated, "cpu_sources", t)) for t in targets):
+                    continue  # the cpu library's copies of the folders above (cpu_sources.py)
                 if inside(real, student_top):
                     shown = os.path.join(label, os.path.relpath(real, student_top))
                 else:

@@ -76,6 +76,8 @@ struct CompatBackend {
   /// A block of `threads` writes its ids as ints through one view of its dynamic shared memory
   /// (unsigned char plus casts), and every thread reads them back reversed through a second view.
   std::vector<int> (*dynamic_shared_views)(unsigned threads);
+  /// The same, through two `extern __shared__` arrays (int, then float), as the book declares them.
+  std::vector<int> (*extern_shared_views)(unsigned threads);
   /// printf from 4 threads of one block ("compat printf: block B thread T value V").
   void (*print)();
   /// Warp and block operations that worked before this suite: per thread of a 64-thread block,

@@ -102,6 +102,19 @@ __global__ void dynamic_shared_views_kernel(int* out) {
   out[t] = read[blockDim.x - 1 - t];
 }
 
+/// The same as the book declares dynamic shared memory: `extern __shared__` arrays of two types, which
+/// (in CUDA) all start at the block's dynamic shared memory. The cpu backend builds it through
+/// common/cmake/cpu_sources.py.
+__global__ void extern_shared_views_kernel(int* out) {
+  extern __shared__ int written[];
+  const unsigned t = threadIdx.x;
+  written[t] = 100 + static_cast<int>(t);
+  __syncthreads();
+  extern __shared__ float same_bytes[];
+  const int* read = reinterpret_cast<const int*>(same_bytes);
+  out[t] = read[blockDim.x - 1 - t];
+}
+
 __global__ void printf_kernel(int value) {
   printf("compat printf: block %u thread %u value %d\n", blockIdx.x, threadIdx.x, value + static_cast<int>(threadIdx.x));
 }

@@ -1,5 +1,6 @@
-// Dynamic shared memory as the book declares it. nvcc compiles this; the cpu backend cannot (see
-// common/emu/README.md), and the test EmuCompat.extern_shared_build_error checks that its build error
+// Dynamic shared memory as the book declares it, compiled by the host compiler as it is, without the
+// rewrite a cpu kernel library's sources go through (common/cmake/cpu_sources.py): the test
+// EmuCompat.extern_shared_build_error checks that the build error of a declaration the rewrite leaves
 // names the construct and what to write instead.
 #include "scanlab/kernel.hpp"
 

@@ -42,6 +42,15 @@ std::vector<int> run_dynamic_shared_views(unsigned threads) {
   return result;
 }
 
+std::vector<int> run_extern_shared_views(unsigned threads) {
+  DeviceBuffer<int> out(threads);
+  launch(extern_shared_views_kernel, {"extern_shared_views_kernel", 1, threads, threads * sizeof(int)}, out.data());
+  synchronize();
+  std::vector<int> result(threads);
+  out.download(result.data());
+  return result;
+}
+
 void run_print() {
   launch(printf_kernel, {"printf_kernel", 1, 4, 0}, 40);
   synchronize();  // a GPU prints a kernel's printf output when the host synchronizes
@@ -65,7 +74,7 @@ CompatBackend SCANLAB_FOR_BACKEND(backend)() {
   const char* name = "cpu";
 #endif
   return {name, &require_backend, &run_atomics, &run_intrinsics,
-          &run_dynamic_shared_views, &run_print, &run_warp_and_block};
+          &run_dynamic_shared_views, &run_extern_shared_views, &run_print, &run_warp_and_block};
 }
 
 }  // namespace scanlab::emu_compat

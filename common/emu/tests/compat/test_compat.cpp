@@ -150,6 +150,13 @@ TEST_P(EmuCompat, DynamicSharedMemoryViewedThroughTwoTypesIsOneBuffer) {
   for (unsigned t = 0; t < kThreads; ++t) EXPECT_EQ(out[t], 100 + static_cast<int>(kThreads - 1 - t)) << t;
 }
 
+TEST_P(EmuCompat, ExternSharedArraysOfTwoTypesAreOneBuffer) {
+  constexpr unsigned kThreads = 64;
+  const std::vector<int> out = GetParam().extern_shared_views(kThreads);
+  ASSERT_EQ(out.size(), kThreads);
+  for (unsigned t = 0; t < kThreads; ++t) EXPECT_EQ(out[t], 100 + static_cast<int>(kThreads - 1 - t)) << t;
+}
+
 TEST_P(EmuCompat, PrintfInAKernelPrintsEveryThreadsLine) {
   ::testing::internal::CaptureStdout();
   GetParam().print();
