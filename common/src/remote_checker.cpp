@@ -48,12 +48,12 @@ class Runner {
   std::string exchange(const std::string& frame, std::string_view entry) {
     if (pid_ < 0) start();
     const std::uint64_t size = frame.size();
-    if (!write_all(&size, sizeof size) || !write_all(frame.data(), frame.size())) ended(entry);
+    if (!write_all(to_, &size, sizeof size) || !write_all(to_, frame.data(), frame.size())) ended(entry);
     std::uint64_t length = 0;
-    if (!read_all(&length, sizeof length)) ended(entry);
+    if (!read_all(from_, &length, sizeof length)) ended(entry);
     if (length > (std::uint64_t{1} << 32)) garbled(entry, "a message of " + std::to_string(length) + " bytes");
     std::string answer(length, '\0');
-    if (!read_all(answer.data(), length)) ended(entry);
+    if (!read_all(from_, answer.data(), length)) ended(entry);
     return answer;
   }
 
@@ -183,30 +183,6 @@ class Runner {
     throw RunnerFailed("the kernels' process ended before it answered " + std::string(entry) + ": it " + how +
                 ". A test passes only on the results it checks: code that ends the program (exit, _exit, abort, "
                 "in a kernel file or a static initializer) fails it" + printed());
-  }
-
-  bool write_all(const void* p, std::size_t n) {
-    const auto* at = static_cast<const char*>(p);
-    while (n) {
-      const ssize_t put = ::write(to_, at, n);
-      if (put < 0 && errno == EINTR) continue;
-      if (put <= 0) return false;
-      at += put;
-      n -= static_cast<std::size_t>(put);
-    }
-    return true;
-  }
-
-  bool read_all(void* p, std::size_t n) {
-    auto* at = static_cast<char*>(p);
-    while (n) {
-      const ssize_t got = ::read(from_, at, n);
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) return false;
-      at += got;
-      n -= static_cast<std::size_t>(got);
-    }
-    return true;
   }
 
   pid_t pid_ = -1;

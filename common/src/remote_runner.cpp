@@ -20,30 +20,6 @@ namespace {
 
 constexpr int kRequests = 3, kAnswers = 4;
 
-bool read_all(int fd, void* p, std::size_t n) {
-  auto* at = static_cast<char*>(p);
-  while (n) {
-    const ssize_t got = ::read(fd, at, n);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    at += got;
-    n -= static_cast<std::size_t>(got);
-  }
-  return true;
-}
-
-bool write_all(int fd, const void* p, std::size_t n) {
-  const auto* at = static_cast<const char*>(p);
-  while (n) {
-    const ssize_t put = ::write(fd, at, n);
-    if (put < 0 && errno == EINTR) continue;
-    if (put <= 0) return false;
-    at += put;
-    n -= static_cast<std::size_t>(put);
-  }
-  return true;
-}
-
 // Exception kinds on the channel (the checker rethrows the same type).
 enum Kind : std::uint64_t { kError = 0, kNoDevice = 1, kOther = 2 };
 

@@ -1,5 +1,8 @@
 // The grader's channel format (scanlab/remote.hpp): fixed-size numbers in the machine's byte order
 // (both ends are built by one build, on one machine) and length-prefixed strings.
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
 #include <regex>
 
@@ -51,6 +54,30 @@ void Writer::result(const RunResult& r) {
       for (const std::string& v : f.values) str(v);
     }
   }
+}
+
+bool read_all(int fd, void* p, std::size_t n) {
+  auto* at = static_cast<char*>(p);
+  while (n) {
+    const ssize_t got = ::read(fd, at, n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    at += got;
+    n -= static_cast<std::size_t>(got);
+  }
+  return true;
+}
+
+bool write_all(int fd, const void* p, std::size_t n) {
+  const auto* at = static_cast<const char*>(p);
+  while (n) {
+    const ssize_t put = ::write(fd, at, n);
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) return false;
+    at += put;
+    n -= static_cast<std::size_t>(put);
+  }
+  return true;
 }
 
 std::string_view Reader::raw(std::size_t n) {

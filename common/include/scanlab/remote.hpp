@@ -83,6 +83,11 @@ struct RunnerFailed : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// All of `n` bytes read from (written to) `fd`, through interruptions; false at the pipe's end or on
+/// an error. Both ends' framing: a message is its length (8 bytes), then its bytes.
+bool read_all(int fd, void* p, std::size_t n);
+bool write_all(int fd, const void* p, std::size_t n);
+
 // ---- the checker's side ---------------------------------------------------------------------------
 
 /// Says which backend's kernels this checker grades (table says it too): a cpu runner that claims
