@@ -20,9 +20,6 @@ namespace {
 
 constexpr int kRequests = 3, kAnswers = 4;
 
-// Exception kinds on the channel (the checker rethrows the same type).
-enum Kind : std::uint64_t { kError = 0, kNoDevice = 1, kOther = 2 };
-
 }  // namespace
 
 void add_table(Entries& entries, std::string_view name, const AlgorithmTable& table) {
@@ -82,17 +79,17 @@ int serve(const Entries& entries) {
     } catch (const NoDeviceError& e) {
       out = Writer();
       out.u64(1);
-      out.u64(kNoDevice);
+      out.u64(static_cast<std::uint64_t>(Thrown::no_device));
       out.str(e.what());
     } catch (const Error& e) {
       out = Writer();
       out.u64(1);
-      out.u64(kError);
+      out.u64(static_cast<std::uint64_t>(Thrown::error));
       out.str(e.what());
     } catch (const std::exception& e) {
       out = Writer();
       out.u64(1);
-      out.u64(kOther);
+      out.u64(static_cast<std::uint64_t>(Thrown::other));
       out.str(e.what());
     }
     std::vector<std::string> waits;

@@ -10,8 +10,8 @@
 /// fresh runner. The solution's own tests link the kernels directly (nothing to defend against).
 ///
 /// The channel: the runner reads requests on file descriptor 3 and answers on 4; its stdout and
-/// stderr are kept (the first 16 KiB) and shown after a failure, with GoogleTest's markers defused,
-/// so nothing a kernel prints reads as a test's result.
+/// stderr are kept (the first 16 KiB) and shown when it crashes or ends, with GoogleTest's markers
+/// defused, so nothing a kernel prints reads as a test's result.
 #pragma once
 
 #include <cstdint>
@@ -71,6 +71,9 @@ class Reader {
 /// `text` with GoogleTest's result markers ("[  PASSED  ]", "[  SKIPPED ]", "[==========]") turned
 /// into "(  PASSED  )" and so on: text from a student's code, shown in a test's output.
 std::string defused(const std::string& text);
+
+/// What an answer says the runner's code threw (the checker rethrows the same type).
+enum class Thrown : std::uint64_t { error = 0, no_device = 1, other = 2 };
 
 /// What a runner sent that is not an answer (the checker says so, and fails the call).
 struct Garbled : std::runtime_error {
