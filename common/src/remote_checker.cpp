@@ -51,7 +51,7 @@ class Runner {
     if (!write_all(to_, &size, sizeof size) || !write_all(to_, frame.data(), frame.size())) ended(entry);
     std::uint64_t length = 0;
     if (!read_all(from_, &length, sizeof length)) ended(entry);
-    if (length > (std::uint64_t{1} << 32)) garbled(entry, "a message of " + std::to_string(length) + " bytes");
+    if (length > kMaxMessageBytes) garbled(entry, "a message of " + std::to_string(length) + " bytes");
     std::string answer(length, '\0');
     if (!read_all(from_, answer.data(), length)) ended(entry);
     return answer;

@@ -56,7 +56,11 @@ int serve(const Entries& entries) {
   for (;;) {
     std::uint64_t length = 0;
     if (!read_all(kRequests, &length, sizeof length)) return 0;  // the checker is done
-    if (length > (std::uint64_t{1} << 32)) return 3;
+    if (length > kMaxMessageBytes) {
+      std::fprintf(stderr, "scanlab: the grader sent a request of %llu bytes, more than the %llu a runner takes\n",
+                   static_cast<unsigned long long>(length), static_cast<unsigned long long>(kMaxMessageBytes));
+      return 3;
+    }
     std::string frame(length, '\0');
     if (!read_all(kRequests, frame.data(), length)) return 3;
     Reader in(frame);

@@ -68,7 +68,7 @@ def print_report(summary, out=None):
 
 def note(s) -> str:
     parts = [{"graded": "", "build-failed": "does not build", "no-tests": "no tests for this section",
-              "no tests ran": "no tests ran"}[s["status"]]]
+              "no tests ran": "no tests ran", "not-graded": "not graded: no tests in this build"}[s["status"]]]
     kinds = {}
     for t in s["failed_tests"]:
         kinds[t["kind"]] = kinds.get(t["kind"], 0) + 1

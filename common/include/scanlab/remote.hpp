@@ -27,6 +27,11 @@
 
 namespace scanlab::remote {
 
+/// The longest message either end accepts: a longer length is garbage. The largest request and
+/// answer carry 2^30 elements (4 GiB of int32 in 11.6's and 11.8's GPU tests; 8 GiB for an 8-byte
+/// type) plus a header.
+inline constexpr std::uint64_t kMaxMessageBytes = std::uint64_t{1} << 36;
+
 /// Bytes on the channel: what a request or an answer holds, written and read in order.
 class Writer {
  public:

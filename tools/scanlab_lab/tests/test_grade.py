@@ -2,6 +2,7 @@ import io
 import json
 import os
 import unittest
+import unittest.mock
 import xml.etree.ElementTree as ET
 
 from scanlab_lab import grade, report, sections
@@ -63,6 +64,24 @@ class Summary(unittest.TestCase):
         self.assertEqual(summary["junit"], g.junit)
         case = ET.parse(g.junit).getroot().find("testcase")
         self.assertEqual(case.get("name"), "11.1.exercise.build")
+
+
+    def test_section_without_tests_in_this_build(self):
+        # A cuda-only build (a GPU machine without Boost.Context) has no test of 11.3's model, which
+        # the emulator measures: the section is not graded, and the report says why (not "does not build").
+        bdir = graded_build_dir(self, None)
+        s11_3 = sections.resolve(sections.load(ROOT), ["11.3"])
+        g = grade.Grading(ROOT, bdir, s11_3, os.path.join(ROOT, "solutions"), "label", echo=False)
+        g._targets = {"test_11_2_exercise_cuda"}
+        out = io.StringIO()
+        with unittest.mock.patch("sys.stdout", out), unittest.mock.patch("sys.stderr", out):
+            g.grade(["cuda"])
+        with open(g.summary_path) as f:
+            s = json.load(f)["sections"][0]
+        self.assertEqual((s["status"], s["points"], s["total"]), ("not-graded", 0.0, 0))
+        self.assertIn("section 11.3 has no tests on the cuda backend: it is graded on the cpu backend", out.getvalue())
+        self.assertIn("not graded: no tests in this build", out.getvalue())
+        self.assertNotIn("does not build", out.getvalue())
 
 
 class Report(unittest.TestCase):
