@@ -40,6 +40,10 @@ endif()
 set(SCANLAB_EMULATOR_ARG "")
 set(SCANLAB_GTEST_EMULATOR "")
 set(SCANLAB_RUNNER_EMULATOR "")  # how a grading checker starts its runner (scanlab/remote.hpp)
+# ./lab grade --class: the read-only sandbox (a script, tools/scanlab_lab/sandbox.py) that a test
+# running a student's code in its own process goes through (checkers start their runners through it
+# too, told by the environment at test time: SCANLAB_RUNNER_PREFIX).
+set(SCANLAB_UNTRUSTED_PREFIX "" CACHE FILEPATH "the sandbox for tests that run student code in-process (./lab grade --class)")
 if(CMAKE_CROSSCOMPILING_EMULATOR)
   string(JOIN " " _emulator ${CMAKE_CROSSCOMPILING_EMULATOR})
   set(SCANLAB_EMULATOR_ARG "-DEMULATOR=${_emulator}")
@@ -111,8 +115,12 @@ function(scanlab_add_sanitizer_tests program section source)
       else()
         set(name "${section}.${source}.cuda.sanitize.${tool}.${type}")  # graded with the cuda tests
       endif()
+      set(box "")
+      if(NOT source STREQUAL "solution" AND SCANLAB_UNTRUSTED_PREFIX)
+        set(box "${SCANLAB_UNTRUSTED_PREFIX}")  # the student's program: in the read-only sandbox
+      endif()
       add_test(NAME "${name}"
-               COMMAND "${SCANLAB_COMPUTE_SANITIZER}" --tool ${tool} --error-exitcode 3
+               COMMAND ${CMAKE_CROSSCOMPILING_EMULATOR} ${box} "${SCANLAB_COMPUTE_SANITIZER}" --tool ${tool} --error-exitcode 3
                        $<TARGET_FILE:${program}> --backend cuda --reps 0 --type ${type} ${kind} ${ARGN})
       # Zero reports: --error-exitcode fails a run with errors; the summaries also count racecheck's
       # warnings ("RACECHECK SUMMARY: 2 hazards displayed (0 errors, 2 warnings)"), which must be 0 too.
@@ -459,15 +467,22 @@ endfunction()
 # gtest_discover_tests with several labels. Its PROPERTIES argument cannot carry a list (only the first
 # label would survive), so the labels are set by a second ctest include file that runs after the
 # discovered tests are known (TEST_LIST names the variable that holds them).
+# UNTRUSTED: the program runs a student's code in its own process (11.3's model): under ./lab grade
+# --class it runs, listed and tested, in the read-only sandbox (SCANLAB_UNTRUSTED_PREFIX), at test time.
 function(scanlab_discover_tests target)
-  cmake_parse_arguments(D "" "PREFIX;TIMEOUT" "LABELS" ${ARGN})
+  cmake_parse_arguments(D "UNTRUSTED" "PREFIX;TIMEOUT" "LABELS" ${ARGN})
   if(NOT D_TIMEOUT)
     set(D_TIMEOUT ${SCANLAB_TEST_TIMEOUT})
   endif()
   if(SCANLAB_GTEST_EMULATOR)
     set_property(TARGET ${target} PROPERTY CROSSCOMPILING_EMULATOR "${SCANLAB_GTEST_EMULATOR}")
   endif()
-  gtest_discover_tests(${target} TEST_PREFIX "${D_PREFIX}" DISCOVERY_TIMEOUT 60
+  set(mode POST_BUILD)
+  if(D_UNTRUSTED AND SCANLAB_UNTRUSTED_PREFIX)
+    set_property(TARGET ${target} PROPERTY CROSSCOMPILING_EMULATOR ${CMAKE_CROSSCOMPILING_EMULATOR} "${SCANLAB_UNTRUSTED_PREFIX}")
+    set(mode PRE_TEST)
+  endif()
+  gtest_discover_tests(${target} TEST_PREFIX "${D_PREFIX}" DISCOVERY_TIMEOUT 60 DISCOVERY_MODE ${mode}
                        TEST_LIST ${target}_tests PROPERTIES TIMEOUT ${D_TIMEOUT})
   set(labels_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake")
   file(WRITE "${labels_file}"

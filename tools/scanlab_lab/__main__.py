@@ -13,12 +13,14 @@
                                            configure step); exit 0 all passed, 1 some failed
     grade-class ROOT --class DIR [--jobs N] [--timeout S] [--no-sandbox] [SECTION...]
                                            grade a whole class (class_grade.py)
-    grade-slot ROOT SLOT_DIR SECTION...    grade the submission in a class job slot (run in the
-                                           sandbox by grade-class)
+    grade-slot ROOT SLOT_DIR [--build | --test] SECTION...
+                                           grade the submission in a class job slot: --build in
+                                           the sandbox, then --test outside it (grade-class)
     release ROOT --student DIR             write the student release (release.py)
     gradescope ROOT                        grade /autograder/submission (gradescope.py)
 
 Errors are one line each on stderr, "[lab] error: ...", with exit status 2 for bad input."""
+import json
 import os
 import sys
 
@@ -124,10 +126,29 @@ def main(argv):
         cls = os.path.join(os.environ.get("LAB_CWD", os.getcwd()), cls)  # as the user wrote it, from their folder
         return class_grade.ClassGrading(root, chosen, os.path.abspath(cls), jobs, timeout, box).run()
     if command == "grade-slot":
+        # --build (in the sandbox: the student's files compile) or --test (outside it: the checkers run,
+        # each starting the student's kernels in the read-only sandbox), or both when neither is given.
+        phases = [a for a in args if a in ("--build", "--test")]
+        args = [a for a in args if a not in phases]
         slot, chosen = args[0], sections.resolve(sections.load(root), args[1:])
         g = grade.Grading(root, slot, chosen, os.path.join(slot, "exercises"), os.path.join(slot, "exercises"),
                           jobs=os.environ.get("LAB_JOBS") or None, preset=None, echo=False, includes_checked=True)
-        return g.grade(grade.backends_to_grade(slot))
+        backends = grade.backends_to_grade(slot)
+        builds_path = os.path.join(slot, "grade-builds.json")
+        if phases == ["--build"]:
+            with open(builds_path, "w", encoding="utf-8") as f:
+                json.dump(g.build_all(backends), f)
+            return 0
+        if phases == ["--test"]:
+            try:
+                with open(builds_path, encoding="utf-8") as f:
+                    builds = json.load(f)
+            except (OSError, ValueError) as e:
+                raise LabError(f"the build phase left no result ({builds_path}: {e})", 2)
+            if not isinstance(builds, dict) or set(builds) != {s.id for s in chosen}:
+                raise LabError(f"{builds_path} does not hold the builds of the sections graded", 2)
+            return g.test_and_report(builds, backends)
+        return g.grade(backends)
     if command == "release":
         from . import release
         return release.main(root, args)

@@ -6,7 +6,8 @@ folder, or inside one wrapping folder; or flat, the exercise files side by side 
 folders by their names under build/grade/class/flat/). Each student is graded in a job slot: a build tree of its own
 (build/grade/class/slots/<k>), configured and built once with the repository's stubs, into which each
 student's files are copied (only those that differ), so that only the student's kernels recompile.
-N slots work at once. Each submission builds and runs in the sandbox (sandbox.py).
+N slots work at once. Each submission builds in the sandbox (sandbox.py); then its tests run outside
+it, and their checkers start the student's kernels in the sandbox with everything read-only.
 
 Writes build/grade/class/gradebook.csv (one row per student) and, per student, build/grade/class/
 students/<name>/: grade-summary.json, grade-junit.xml and grade.log (everything it printed)."""
@@ -164,6 +165,9 @@ class Slot:
         self.exercises = os.path.join(self.dir, "exercises")
         self.build_jobs = 1  # compile jobs of this slot (set by ClassGrading: the cores shared by the slots)
         self.uid = (int(os.environ.get("LAB_SANDBOX_UID", "61000")) + k) if box and os.geteuid() == 0 else None
+        # The read-only sandbox the student's kernels run in while the grader checks them (outside the
+        # slot, so nothing in the sandbox can change it; sandbox.box_script); None without the sandbox.
+        self.box = os.path.join(base, "boxes", f"slot-{k}.sh") if box else None
 
     def configure_and_build(self, root, chosen, log):
         """Trusted: the repository's stubs, configured and built outside the sandbox."""
@@ -174,6 +178,8 @@ class Slot:
                 "-DSCANLAB_EXERCISES_LABEL=exercises", "-DSCANLAB_TEST_TIMEOUT=60",
                 # Every test's output cut at a limit (ctest would keep a flood of it in memory).
                 "-DCMAKE_CROSSCOMPILING_EMULATOR=" + os.path.join(root, "tools", "scanlab_lab", "cap_output.sh")]
+        if self.box:
+            args.append(f"-DSCANLAB_UNTRUSTED_PREFIX={self.box}")
         if not shutil.which("ninja"):
             args += ["-G", "Unix Makefiles"]
         extra = os.environ.get("LAB_CMAKE_ARGS", "").split()
@@ -210,6 +216,9 @@ class ClassGrading:
             warn("--no-sandbox: the submissions run with your rights, network and files")
         jobs = min(self.jobs, len(subs))
         slots = [Slot(self.root, self.base, k, self.box) for k in range(jobs)]
+        for s in slots:
+            if s.box:
+                sandbox.box_script(s.box, self.root, s.dir, self.shadows, self.limits, s.uid)
         for s in slots:
             s.build_jobs = max(1, (os.cpu_count() or 1) // jobs)
         t0 = time.time()
@@ -276,27 +285,41 @@ class ClassGrading:
                 os.remove(os.path.join(slot.dir, f))
         if slot.uid is not None:
             sandbox.chown_tree(slot.exercises, slot.uid)
-        argv = [sandbox.python() if self.box else sys.executable, "-B", "-m", "scanlab_lab", "grade-slot", self.root, slot.dir] + [s.id for s in self.chosen]
+        slot_args = [slot.dir] + [s.id for s in self.chosen]
         env = {"PATH": sandbox.PATH if self.box else os.environ.get("PATH", sandbox.PATH), "HOME": "/tmp", "LANG": "C.UTF-8",
                "PYTHONPATH": os.path.join(self.root, "tools"), "CCACHE_DIR": "/tmp/ccache",
                "CTEST_OUTPUT_ON_FAILURE": "1", "LAB_JOBS": str(slot.build_jobs)}
         if self.box:
-            cmd = sandbox.command(self.root, slot.dir, argv, self.shadows, env)
-            pre = sandbox.preexec(self.limits, slot.uid)
+            # Two phases. The build, in the sandbox with the slot writable (no student code runs:
+            # only the compiler reads it). Then the tests, outside it, as the grader: the checkers
+            # start the student's kernels in the read-only sandbox, so nothing the kernels do can
+            # change a checker, a test's verdict or the results.
+            argv = [sandbox.python(), "-B", "-m", "scanlab_lab", "grade-slot", self.root, "--build"] + slot_args
+            phases = [(sandbox.command(self.root, slot.dir, argv, self.shadows, env),
+                       sandbox.preexec(self.limits, slot.uid), {"PATH": env["PATH"]}),
+                      ([sys.executable, "-B", "-m", "scanlab_lab", "grade-slot", self.root, "--test"] + slot_args, os.setsid,
+                       dict(os.environ, **dict(env, PATH=os.environ.get("PATH", sandbox.PATH),
+                                               SCANLAB_RUNNER_PREFIX=slot.box)))]
         else:
-            cmd, pre = argv, os.setsid
-            env = dict(os.environ, **env)
+            phases = [([sys.executable, "-B", "-m", "scanlab_lab", "grade-slot", self.root] + slot_args, os.setsid,
+                       dict(os.environ, **env))]
         log = os.path.join(out, "grade.log")
         status, message = "", ""
+        rc = 0
         with open(log, "wb") as f:
-            p = subprocess.Popen(cmd, cwd=slot.dir, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                 preexec_fn=pre, env=env if not self.box else {"PATH": env["PATH"]})
-            try:
-                rc = p.wait(timeout=self.timeout)
-            except subprocess.TimeoutExpired:
-                kill_group(p)
-                rc = None
-                status, message = "timed out", f"stopped after {self.timeout} s (--timeout)"
+            for cmd, pre, penv in phases:
+                p = subprocess.Popen(cmd, cwd=slot.dir, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     preexec_fn=pre, env=penv)
+                try:
+                    rc = p.wait(timeout=max(1.0, self.timeout - (time.time() - t0)))
+                except subprocess.TimeoutExpired:
+                    kill_group(p)
+                    rc = None
+                    status, message = "timed out", f"stopped after {self.timeout} s (--timeout)"
+                if rc != 0:
+                    break
+        if slot.uid is not None:
+            sandbox.chown_tree(slot.dir, slot.uid)  # what the tests wrote, for the next build in this slot
         if os.path.getsize(log) < (16 << 20):  # the student's paths, not the slot's
             with open(log, encoding="utf-8", errors="replace") as r:
                 text = r.read().replace(slot.exercises + "/", name + "/")

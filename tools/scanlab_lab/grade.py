@@ -123,6 +123,10 @@ class Grading:
 
     # ---- all of it ---------------------------------------------------------------------------------
     def grade(self, backends) -> int:
+        return self.test_and_report(self.build_all(backends), backends)
+
+    def build_all(self, backends) -> Dict[str, dict]:
+        """Builds every section's tests (after the include checks); returns {section id: build}."""
         builds: Dict[str, dict] = {}
         n = len(self.sections)
         for k, section in enumerate(self.sections, 1):
@@ -157,6 +161,10 @@ class Grading:
                             warn(line)
             if builds[section.id]["status"] == "build-failed":
                 warn(f"section {section.id} does not build: it scores 0 (see above)")
+        return builds
+
+    def test_and_report(self, builds: Dict[str, dict], backends) -> int:
+        """Runs the built sections' tests, writes the summary and the JUnit file, prints the report."""
         built = [s for s in self.sections if builds[s.id]["status"] == "built"]
         self.run_tests(built, backends)
         summary = self.summarise(builds, backends)

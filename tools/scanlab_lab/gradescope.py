@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import time
 
-from . import LabError, class_grade, config, exercises, report, sections
+from . import LabError, class_grade, config, exercises, report, sandbox, sections
 
 
 # Gradescope renders "output" as simple_format by default, which reads HTML: a diagnosis's
@@ -82,9 +82,47 @@ def submitted(ag, root, all_sections):
     return found, graded, missing, note
 
 
+# The student's kernels run as this user (Ubuntu's nobody), never as root, which Gradescope's
+# autograder runs as: the checkers start them through the box (SCANLAB_RUNNER_PREFIX), and 11.3's
+# tests, whose model is compiled in, run in it too (SCANLAB_UNTRUSTED_PREFIX, fixed at configure
+# time: setup.sh configures with the same path).
+KERNELS_UID = 65534
+
+
+def box_path(root):
+    return os.path.join(root, "build", "kernels-box.sh")
+
+
+def grade_env(root) -> dict:
+    """The environment of `./lab grade`: the box, written here when running as root. With bubblewrap
+    usable, the full sandbox (the build read-only, the solutions' contents hidden, no network); else
+    (a container without namespaces) the user and limits alone, the solutions made unreadable to it."""
+    box = box_path(root)
+    env = dict(os.environ, LAB_CHECK_INCLUDES="1",
+               LAB_CMAKE_ARGS=(os.environ.get("LAB_CMAKE_ARGS", "") + f" -DSCANLAB_UNTRUSTED_PREFIX={box}").strip())
+    if os.geteuid() != 0:
+        return env  # not Gradescope's root: the kernels run as this user
+    limits = sandbox.Limits()
+    # The sandbox binds real paths; the build's may go through a link (the tests' /autograder/source).
+    real = os.path.realpath(root)
+    links = [(os.path.abspath(root), real)] if os.path.abspath(root) != real else []
+    if sandbox.available(KERNELS_UID) is None:
+        shadows = sandbox.make_shadows(real, os.path.join(real, "build", "shadow"))
+        sandbox.box_script(box, real, os.path.join(real, "build", "grade"), shadows, limits, KERNELS_UID, links)
+    else:
+        sandbox.hide(real)
+        sandbox.drop_script(box, limits, KERNELS_UID)
+    env["SCANLAB_RUNNER_PREFIX"] = box
+    return env
+
+
 def main(root, args) -> int:
+    if args == ["--setup"]:  # setup.sh: the grade build with the stubs, configured as main() grades
+        subprocess.run([os.path.join(root, "lab"), "grade"], cwd=root, env=grade_env(root),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        return 0  # the stubs fail their tests; only the build matters here
     if args:
-        raise LabError(f"gradescope takes no arguments, got '{args[0]}'", 2)
+        raise LabError(f"gradescope takes no arguments but --setup, got '{args[0]}'", 2)
     t0 = time.time()
     ag = os.environ.get("SCANLAB_AUTOGRADER_DIR", "/autograder")
     all_sections = sections.load(root)
@@ -100,7 +138,7 @@ def main(root, args) -> int:
         for s in all_sections:
             src = found if s in graded else os.path.join(root, "exercises")
             exercises.sync_tree(os.path.join(src, s.folder), os.path.join(copy, s.folder))
-        env = dict(os.environ, LAB_CHECK_INCLUDES="1")
+        env = grade_env(root)
         p = subprocess.run([os.path.join(root, "lab"), "grade", "--exercises", copy] + [s.id for s in graded],
                            cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            universal_newlines=True, errors="replace")

@@ -1,6 +1,8 @@
 """The sandbox a student's submission builds and runs in (./lab grade --class).
 
-With bubblewrap (Debian: bubblewrap) and the kernel's namespaces, each submission sees:
+The build runs in it with the slot writable (command); the student's kernels, started by the
+grader's checkers outside it, run in it with the slot read-only too (box_script). With bubblewrap
+(Debian: bubblewrap) and the kernel's namespaces, each submission sees:
   - no network (a network namespace of its own, with no interface but lo), its own PIDs, IPC, hostname;
   - the system (/usr, /etc, ...) and the lab read-only, with what would give answers away hidden:
     solutions/ and chapters/*/{mutants,valid}/ are replaced by empty files of the same names and dates
@@ -14,9 +16,11 @@ and the limits below (setrlimit, per process): CPU seconds, address space, proce
 flood of output ends at the limit), open files; ./lab stops the whole submission after its wall-clock
 time (class_grade.py). A submission that #includes a file outside its own folder and the lab's public
 headers fails before building, with the line that does it (check_includes)."""
+import glob
 import os
 import re
 import resource
+import shlex
 import shutil
 import subprocess
 from typing import List, NamedTuple, Optional
@@ -113,8 +117,9 @@ def make_shadows(root, where) -> List[tuple]:
     return pairs
 
 
-def command(root, slot, argv, shadows, env) -> List[str]:
-    """The bwrap command line that runs argv with the lab read-only and `slot` writable."""
+def command(root, slot, argv, shadows, env, writable=True) -> List[str]:
+    """The bwrap command line that runs argv with the lab read-only and `slot` writable (or, not
+    `writable`, read-only too: the student's kernels while the grader's checker runs them)."""
     cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
     for d in SYSTEM:
         host = "/" + d
@@ -123,15 +128,63 @@ def command(root, slot, argv, shadows, env) -> List[str]:
         elif os.path.isdir(host):
             cmd += ["--ro-bind", host, host]
     cmd += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind", root, root]
+    for dev in sorted(glob.glob("/dev/nvidia*")):  # the GPU, for the cuda backend's kernels
+        cmd += ["--dev-bind", dev, dev]
     cmd += ["--tmpfs", os.path.join(root, "build")]
     if os.path.isdir(os.path.join(root, ".git")):
         cmd += ["--tmpfs", os.path.join(root, ".git")]
     for src, dst in shadows:
         cmd += ["--ro-bind", src, dst]
-    cmd += ["--bind", slot, slot, "--chdir", slot]
+    cmd += ["--bind" if writable else "--ro-bind", slot, slot, "--chdir", slot]
     for k, v in env.items():
         cmd += ["--setenv", k, v]
     return cmd + list(argv)
+
+
+def box_script(path, root, slot, shadows, limits: Limits, uid: Optional[int], links=()):
+    """Writes `path`, a script that runs its arguments in the sandbox with everything read-only (the
+    slot too), the limits and, as root, the submission's user ID. The grader's checker starts the
+    student's kernels through it (SCANLAB_RUNNER_PREFIX), and ctest the tests that run student code in
+    their own process (11.3's, compute-sanitizer's: SCANLAB_UNTRUSTED_PREFIX). Nothing they do can
+    touch the build, the checker or the results: only the answers they send count."""
+    env = {"PATH": PATH, "HOME": "/tmp", "LANG": "C.UTF-8"}
+    cmd = command(root, slot, [], shadows, env, writable=False)
+    at = cmd.index("--chdir")
+    for link, target in links:  # another path to the lab (a link to it) that the build's paths use
+        cmd[at:at] = ["--symlink", target, link]
+    return write_script(path, dropped(limits, uid) + cmd)
+
+
+def drop_script(path, limits: Limits, uid: int):
+    """Writes `path`, a script that runs its arguments as `uid` with the limits, without namespaces:
+    where bubblewrap cannot run (a container that forbids them, as Gradescope's may), the student's
+    kernels still run as a user that can write nothing of the grader's and read nothing it hides
+    (hide())."""
+    return write_script(path, dropped(limits, uid))
+
+
+def dropped(limits: Limits, uid: Optional[int]) -> List[str]:
+    """The command prefix: nice, the user ID (as root), the limits."""
+    cmd = ["nice", "-n", "10"]
+    if uid is not None:
+        cmd += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+    return cmd + ["prlimit", f"--cpu={limits.cpu_s}", f"--as={limits.memory}", f"--nproc={limits.processes}",
+                  f"--fsize={limits.file_size}", f"--nofile={limits.open_files}", "--core=0", "--"]
+
+
+def hide(root):
+    """hidden_paths(root) readable by their owner only (a user of the sandbox's own reads none of them)."""
+    for path in hidden_paths(root):
+        os.chmod(path, 0o700)
+
+
+def write_script(path, cmd):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("#!/bin/sh\n# Written by the grader (tools/scanlab_lab/sandbox.py): runs its arguments as a student's code.\n")
+        f.write("exec " + " ".join(shlex.quote(c) for c in cmd) + ' "$@"\n')
+    os.chmod(path, 0o755)
+    return path
 
 
 def preexec(limits: Limits, uid: Optional[int]):

@@ -105,7 +105,9 @@ void for_backend(Backend backend);
 /// Sends `payload` to the runner's entry `entry` and returns its answer. Rethrows what the runner's
 /// code threw (scanlab::Error, NoDeviceError: same type, same message); throws RunnerFailed when the
 /// runner is missing, ended, crashed or garbled its answer. Starts the runner on first use: the path
-/// in SCANLAB_RUNNER, else the one built for this test program (runner_path).
+/// in SCANLAB_RUNNER, else the one built for this test program (runner_path), through the program
+/// named in SCANLAB_RUNNER_PREFIX when set (./lab grade --class: the sandbox, in which the runner
+/// reads the build and writes nothing; tools/scanlab_lab/sandbox.py).
 std::string call(std::string_view entry, const std::string& payload);
 
 /// Runs a RunFn entry of the runner (an algorithm of a table: "<table>.<name>", or a section's own

@@ -1,4 +1,4 @@
-"""Writes a class of 20 submissions of section 11.1 into a folder, for ./lab grade --class (the
+"""Writes a class of 22 submissions of section 11.1 into a folder, for ./lab grade --class (the
 end-to-end check in tools/README.md; it needs a build, so it is not a ctest test):
 
     python3 tools/scanlab_lab/tests/class_submissions.py ROOT OUT_DIR PORT
@@ -45,9 +45,51 @@ ATTACKS = {
     "forever": r'''
     if (open("/tmp/spinner", O_CREAT | O_EXCL | O_WRONLY, 0600) >= 0 && fork() == 0) { setsid(); if (fork() == 0) { volatile int stop = 0; while (stop == 0) {} } _exit(0); }''',
 }
+# Forgeries: a stub (it scores 0) whose kernel file, when the kernels' process starts, tries to make
+# the grader report points: replace the checker program beside it with a script that passes, or leave
+# a process behind that writes a full-marks grade-summary.json into the build folder for a minute.
+FORGERIES = {
+    "replace_checker": r'''
+    std::string bin = exe.substr(0, exe.rfind('/'));
+    std::string checker = bin + "/test_11_1_exercise_cpu", forged = checker + ".forged";
+    if (FILE* f = std::fopen(forged.c_str(), "w")) {
+      std::fputs("#!/bin/sh\necho '[  PASSED  ] 1 test.'\nexit 0\n", f);
+      std::fclose(f);
+      chmod(forged.c_str(), 0755);
+      std::rename(forged.c_str(), checker.c_str());
+    }''',
+    "rewrite_summary": r'''
+    std::string slot = exe.substr(0, exe.rfind('/', exe.rfind('/') - 1));
+    if (fork() == 0) {
+      setsid();
+      if (fork() == 0) {
+        for (int i = 0; i < 600; ++i) {
+          if (FILE* f = std::fopen((slot + "/grade-summary.json").c_str(), "w")) {
+            std::fputs("{\"sections\": [{\"section\": \"11.1\", \"points\": 10.0, \"status\": \"graded\", "
+                       "\"warnings\": [], \"not_started\": false}]}\n", f);
+            std::fclose(f);
+          }
+          usleep(100000);
+        }
+      }
+      _exit(0);
+    }''',
+}
+FORGERY = ('''
+static const int scanlab_forgery = [] {
+  char self[4096];
+  const ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (k <= 0) return 0;
+  self[k] = 0;
+  const std::string exe(self);
+  if (exe.find("_runner") == std::string::npos && exe.find("test_11_1_exercise") == std::string::npos) return 0;
+  @CODE@
+  return 0;
+}();
+''')
 HEADERS = ("#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <vector>\n#include <csignal>\n"
            "#include <unistd.h>\n#include <sys/wait.h>\n#include <sys/socket.h>\n#include <netinet/in.h>\n"
-           "#include <arpa/inet.h>\n#include <fcntl.h>\n")
+           "#include <arpa/inet.h>\n#include <fcntl.h>\n#include <string>\n#include <sys/stat.h>\n")
 
 
 def write(folder, text):
@@ -110,9 +152,14 @@ def main(root, out, port):
         attack = (HOOK + "  {\n    static bool tried = false; static bool bad = false;\n    if (!tried) {\n      tried = true;"
                   + code + "\n    }\n    if (bad && n > 0) { y[0] = x[0]; for (std::size_t i = 1; i < n; ++i) y[i] = x[i]; return; }\n  }\n")
         text = solution.replace("#include <cstddef>\n", "#include <cstddef>\n" + HEADERS, 1).replace(HOOK, attack)
-        # forever: its spinner keeps the first test's output open, so that test times out (41 of 42);
-        # flood: every test that runs the inclusive scan prints 2 GiB, is cut at 1 MiB and fails (as hangs).
-        folder(f"hostile_{name}", text, {"forever": 9.8, "flood": 4.8}.get(name, 10))
+        # forever: its spinner dies with the sandbox its runner ran in; flood: what the kernels print goes
+        # to the checker, which keeps the first bytes for a diagnosis and drops the rest (the test's own
+        # output stays small): both score as the correct kernel they wrap.
+        folder(f"hostile_{name}", text, 10)
+    for name, code in FORGERIES.items():
+        stub_headers = stub.replace("#include <cstddef>\n", "#include <cstddef>\n" + HEADERS, 1)
+        assert stub_headers != stub
+        folder(f"forge_{name}", stub_headers + FORGERY.replace("@CODE@", code), 0)
     shutil.rmtree(tmp, ignore_errors=True)
     with open(os.path.join(out, "..", os.path.basename(out) + "-expected.json"), "w") as f:
         json.dump(expected, f, indent=2)

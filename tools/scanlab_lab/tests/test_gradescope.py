@@ -144,6 +144,21 @@ class RunAutograder(unittest.TestCase):
         self.assertEqual(by_name["Section 11.2"]["score"], 0)
         self.assertIn("missing folder", by_name["Section 11.2"]["output"])
 
+    @unittest.skipUnless(os.environ.get("LAB_GRADESCOPE_BUILD") == "1", "builds the grade tree (minutes): LAB_GRADESCOPE_BUILD=1")
+    def test_forged_submission(self):
+        # The stub, whose kernels try to replace the checker program beside them with a script that
+        # passes: they run as nobody (in the sandbox where it can be made), so the checker stays.
+        from scanlab_lab.tests import class_submissions as cs
+        with open(os.path.join(ROOT, "exercises", "11_1_sequential", "sequential_scan.cuh")) as f:
+            stub = f.read()
+        forged = stub.replace("#include <cstddef>\n", "#include <cstddef>\n" + cs.HEADERS, 1)
+        forged += cs.FORGERY.replace("@CODE@", cs.FORGERIES["replace_checker"])
+        data = self.autograder({"exercises/11_1_sequential/sequential_scan.cuh": forged})
+        by_name = {t["name"].split(":")[0]: t for t in data["tests"]}
+        self.assertEqual(by_name["Section 11.1"]["score"], 0)
+        with open(os.path.join(ROOT, "build", "grade", "bin", "test_11_1_exercise_cpu"), "rb") as f:
+            self.assertEqual(f.read(4), b"\x7fELF")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -169,6 +169,37 @@ class Limits(unittest.TestCase):
         self.assertTrue(os.path.exists(os.path.join(self.slot, "mine")))
         self.assertFalse(os.path.exists(os.path.join(self.root, "chapters", "evil")))
 
+    def test_kernels_box_writes_nothing(self):
+        # The student's kernels while a checker runs them (box_script): the slot is read-only too, the
+        # lab's solutions hidden, the slot's user ID (as root), the limits; the checker's channel (open
+        # file descriptors) passes through.
+        box = sandbox.box_script(os.path.join(self.d, "boxes", "slot-0.sh"), self.root, self.slot, self.shadows,
+                                 sandbox.Limits(), self.uid)
+        code = ("import os\n"
+                f"print('solution:', repr(open('{self.root}/solutions/11_1_x/answer.cuh').read()))\n"
+                "print('uid:', os.getuid())\n"
+                "os.write(int(os.environ.get('FD', '0')) or @FD@, b'channel')\n"
+                f"for p in ('{self.slot}/mine', '{self.root}/chapters/evil', '{box}'):\n"
+                "  try:\n    open(p, 'w')\n    print('wrote', p)\n  except OSError as e:\n    print('refused', e.errno)\n")
+        r, w = os.pipe()
+        try:
+            p = subprocess.run([box, sandbox.python(), "-c", code.replace("@FD@", str(w))], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, pass_fds=(w,), timeout=60)
+            os.close(w)
+            w = -1
+            self.assertEqual(os.read(r, 100), b"channel")
+        finally:
+            os.close(r)
+            if w >= 0:
+                os.close(w)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertIn(b"solution: ''", p.stdout)
+        self.assertNotIn(b"wrote", p.stdout)
+        self.assertEqual(p.stdout.count(b"refused"), 3, p.stdout)
+        if self.uid is not None:
+            self.assertIn(f"uid: {self.uid}".encode(), p.stdout)
+        self.assertFalse(os.path.exists(os.path.join(self.slot, "mine")))
+
     def test_no_network(self):
         server = socket.socket()
         server.bind(("127.0.0.1", 0))
