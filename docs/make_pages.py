@@ -65,12 +65,14 @@ that is missing, or that lacks the algorithm, stamp or n asked for, is an error 
 wrapped to WIDTH characters.
 """
 import argparse
-import csv
 import glob
 import json
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "measurements"))
+from measurements import COPY, CUB, MeasurementError, n_text, read_table, read_timings  # noqa: E402
 
 PROG = "make_pages.py"
 WIDTH = 96  # the widest code line a page shows without a scroll bar
@@ -200,16 +202,13 @@ def fit_width(lines):
 # algorithm, type, n, median_us, ..., verified, reps, ..., timing; and scanlab_persistent_roles's
 # n, tiles, what, median_us, max_us). The CSV is named by its path from the repository root in the
 # directive, so a new run's file replaces the old one in one place.
-COPY_ALGORITHM = "memcpy"             # the copy the kernels are measured against
-CUB_ALGORITHM = "cub_inclusive_sum"   # and CUB's scan
-BENCH_COLUMNS = ("algorithm", "type", "n", "median_us")
+COPY_ALGORITHM = COPY   # the copy the kernels are measured against
+CUB_ALGORITHM = CUB     # and CUB's scan
 ROLES_COLUMNS = ("n", "tiles", "what", "median_us")
 # The stamps of the time per role, in the order a tile goes through them (the CSV also has ticketed
 # and the differences between stamps, ..._to_...; a roles_table directive may name other columns).
 ROLE_STAMPS = ("copy_started", "landed", "aggregate_published", "scan_start", "lookback_start",
                "prefix_published", "stored")
-TIMING = {"events_l2_flushed": "CUDA events, L2 emptied before each launch",
-          "events_l2_warm": "CUDA events, L2 not emptied"}
 
 
 # <!-- csv NAME = PATH --> names a CSV for the directives of its file (bench_table NAME ...), so a page
@@ -220,11 +219,6 @@ MEASUREMENT_KINDS = ("bench_table", "bench_summary", "bench_value", "roles_table
 
 class DataError(Exception):
     """A directive that cannot be filled from its CSV: one line, said as an error."""
-
-
-def n_text(n):
-    """2^k for a power of two, else the number."""
-    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else str(n)
 
 
 def parse_n(word, kind):
@@ -285,64 +279,6 @@ def options_of(words, allowed, kind):
     return out
 
 
-class Bench:
-    """One bench CSV: the median time of (algorithm, type, n), with the rows behind it."""
-
-    def __init__(self, rel, rows):
-        self.rel, self.rows = rel, rows
-        self.by_key, self.types, self.ns = {}, [], set()
-        for r in rows:
-            key = (r["algorithm"], r["type"], int(r["n"]))
-            self.by_key[key] = r  # (a file of several runs: the last row of a key stands)
-            if r["type"] not in self.types:
-                self.types.append(r["type"])
-
-    def need(self, algorithm, kind):
-        if not any(a == algorithm for a, _, _ in self.by_key):
-            have = sorted({a for a, _, _ in self.by_key})
-            raise DataError(f"gen {kind}: {self.rel} has no algorithm {algorithm!r} (it has {', '.join(have)})")
-        return sorted({n for a, _, n in self.by_key if a == algorithm})
-
-    def us(self, algorithm, type_, n):
-        r = self.by_key.get((algorithm, type_, n))
-        return float(r["median_us"]) if r else None
-
-    def run_line(self, algorithms):
-        """What the CSV says of the run: device, CUDA, clocks, date, repetitions, timing, verification."""
-        rows = [r for r in self.rows if r["algorithm"] in algorithms]
-
-        def values(col):
-            seen = []
-            for r in rows:
-                v = (r.get(col) or "").strip()
-                if v and v not in seen:
-                    seen.append(v)
-            return " / ".join(seen)
-        parts = []
-        if values("device"):
-            parts.append(values("device"))
-        if values("cuda_version"):
-            parts.append(f"CUDA {values('cuda_version')}" +
-                         (f" (the driver's: {values('driver')})" if values("driver") else ""))
-        clocks = []
-        if values("sm_clock_mhz"):
-            clocks.append(f"SM clock {values('sm_clock_mhz')} MHz")
-        if values("mem_clock_mhz"):
-            clocks.append(f"memory clock {values('mem_clock_mhz')} MHz")
-        parts += clocks
-        if values("date"):
-            parts.append(values("date"))
-        line = ", ".join(parts)
-        timing = [TIMING.get(v, f"`{v}`") for v in values("timing").split(" / ") if v]
-        if values("reps"):
-            line += f"; each time the median of {values('reps')} launches" + (f" ({', '.join(timing)})" if timing else "")
-        if "verified" in rows[0]:
-            bad = sum(1 for r in rows if r["verified"].strip() != "1")
-            line += ("; every result verified against the CPU" if not bad else
-                     f"; {bad} of {len(rows)} results NOT verified against the CPU")
-        return line
-
-
 class Measurements:
     """The gen kinds that read committed CSVs (bench_table, bench_summary, bench_value, roles_table,
     roles_value). Each returns the text or raises DataError."""
@@ -350,19 +286,17 @@ class Measurements:
     def __init__(self, root):
         self.root, self.files, self.names = root, {}, {}
 
-    def read(self, rel, columns, kind):
+    def read(self, rel, kind):
+        """The rows of a roles CSV (docs/measurements/measurements.py reads it)."""
         rel = self.names.get(rel, rel)
         if rel not in self.files:
-            path = os.path.join(self.root, rel)
             try:
-                with open(path, encoding="utf-8", newline="") as f:
-                    rows = list(csv.DictReader(f))
-            except OSError as e:
-                raise DataError(f"gen {kind}: cannot read {rel} (a path from the repository root): "
-                                f"{e.strerror}") from None
+                _, rows, _ = read_table(os.path.join(self.root, rel))
+            except MeasurementError as e:
+                raise DataError(f"gen {kind}: {e} (a path from the repository root)") from None
             self.files[rel] = rows
         rows = self.files[rel]
-        missing = [c for c in columns if not rows or c not in rows[0]]
+        missing = [c for c in ROLES_COLUMNS if not rows or c not in rows[0]]
         if missing:
             raise DataError(f"gen {kind}: {rel} has no rows or no column {', '.join(missing)}")
         try:
@@ -373,8 +307,25 @@ class Measurements:
         return rows
 
     def bench(self, rel, kind):
-        rows = self.read(rel, BENCH_COLUMNS, kind)
-        return Bench(self.names.get(rel, rel), rows)
+        """The run of a bench CSV (measurements.read_timings: the columns mean what they mean in the
+        figures), checked to have times."""
+        rel = self.names.get(rel, rel)
+        if ("bench", rel) not in self.files:
+            try:
+                run = read_timings(os.path.join(self.root, rel), rel)
+                if run is None or not run.rows:
+                    raise MeasurementError(f"{rel} has no timing rows (algorithm, type, n, median_us)")
+                run.table()
+            except MeasurementError as e:
+                raise DataError(f"gen {kind}: {e}") from None
+            self.files[("bench", rel)] = run
+        return self.files[("bench", rel)]
+
+    def need(self, run, algorithm, kind):
+        try:
+            return run.need(algorithm)
+        except MeasurementError as e:
+            raise DataError(f"gen {kind}: {e}") from None
 
     def bench_table(self, words):
         """CSV ALGORITHM [copy=X] [cub=Y]: the run's line, then per n and type the time of ALGORITHM,
@@ -386,9 +337,9 @@ class Measurements:
         b = self.bench(words[0], kind)
         alg = words[1]
         opts = options_of(words[2:], ("copy", "cub"), kind)
-        ns = b.need(alg, kind)
-        b.need(COPY_ALGORITHM, kind)
-        b.need(CUB_ALGORITHM, kind)
+        ns = self.need(b, alg, kind)
+        self.need(b, COPY_ALGORITHM, kind)
+        self.need(b, CUB_ALGORITHM, kind)
         t_copy, t_cub = opts.get("copy"), opts.get("cub")
         out = ["", "", f"`{b.rel}`: " + b.run_line((alg, COPY_ALGORITHM, CUB_ALGORITHM)) + ".", "",
                f"Each cell: the time of `{alg}` / `{COPY_ALGORITHM}` / `{CUB_ALGORITHM}` (us), then `{alg}`'s "
@@ -408,7 +359,7 @@ class Measurements:
                 cell = (f"{k:.1f} / {c:.1f} / {u:.1f}: {ratio_text(k / c, t_copy)}x, "
                         f"{ratio_text(k / u, t_cub)}x")
                 met = (t_copy is not None and t_cub is not None and k / c <= t_copy and k / u <= t_cub
-                       and b.by_key[(alg, t, n)].get("verified", "1").strip() == "1")
+                       and b.table()[(alg, t, n)].verified)
                 cells.append(f"**{cell}**" if met else cell)
             out.append(f"| {n_text(n)} | " + " | ".join(cells) + " |")
         return "\n".join(out) + "\n\n"
@@ -429,9 +380,9 @@ class Measurements:
         tp_types = next((w.split("=", 1)[1].split(",") for w in words[2:] if w.startswith("throughput_types=")), None)
         if "copy" not in opts or "cub" not in opts:
             raise DataError(f"gen {kind}: needs the targets copy=X and cub=Y (times over the copy's and CUB's)")
-        ns = b.need(alg, kind)
-        b.need(COPY_ALGORITHM, kind)
-        b.need(CUB_ALGORITHM, kind)
+        ns = self.need(b, alg, kind)
+        self.need(b, COPY_ALGORITHM, kind)
+        self.need(b, CUB_ALGORITHM, kind)
         t_copy, t_cub = opts["copy"], opts["cub"]
         out = [""]
         if at is not None:
@@ -508,15 +459,14 @@ class Measurements:
         over = words[4] if len(words) >= 5 else None
         for a in (alg, over):
             if a:
-                b.need(a, kind)
-        if moved and "gbps" not in b.rows[0]:
-            raise DataError(f"gen {kind}: {b.rel} has no column gbps (needed for `moved`)")
+                self.need(b, a, kind)
         values = []
-        for n in sorted({n for _, _, n in b.by_key if lo <= n <= hi}):
+        table = b.table()
+        for n in sorted({n for _, _, n in table if lo <= n <= hi}):
             if moved:
-                k, o = b.by_key.get((alg, t, n)), b.by_key.get((over, t, n))
-                if k is not None and o is not None and float(k["gbps"]) > 0:
-                    values.append(float(o["gbps"]) / float(k["gbps"]))
+                k, o = table.get((alg, t, n)), table.get((over, t, n))
+                if k is not None and o is not None and k.gbps > 0:
+                    values.append(o.gbps / k.gbps)
                 continue
             k = b.us(alg, t, n)
             o = b.us(over, t, n) if over else 1.0
@@ -529,7 +479,7 @@ class Measurements:
         return span_of(values, lambda v: f"{v:.2f}")
 
     def roles(self, rel, kind):
-        rows = self.read(rel, ROLES_COLUMNS, kind)
+        rows = self.read(rel, kind)
         return {(int(r["n"]), r["what"]): r for r in rows}, sorted({int(r["n"]) for r in rows})
 
     def roles_table(self, words):
