@@ -37,7 +37,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 COPY = "memcpy"              # the device-to-device copy every scan is measured against
 CUB = "cub_inclusive_sum"    # and CUB's scan
 TIMING = {"events_l2_flushed": "CUDA events, L2 emptied before each launch",
-          "events_l2_warm": "CUDA events, L2 not emptied"}
+          "events_l2_warm": "CUDA events, L2 not emptied",
+          "run_scan_l2_flushed": "the sections' run_scan: the same",
+          "run_scan_l2_warm": "the sections' run_scan: CUDA events, L2 not emptied"}
 TRUE = ("1", "true", "yes")
 
 
@@ -159,6 +161,21 @@ class Run:
         days = sorted({r.day for r in rows if r.day})
         return days[0] if len(days) == 1 else (f"{days[0]} to {days[-1]}" if days else "no date")
 
+    def summary(self, algorithms=None):
+        """The run in one line for a caption: device, CUDA, day, repetitions, timing, verification."""
+        rows = [r for r in self.rows if algorithms is None or r.algorithm in algorithms] or self.rows
+        reps = sorted({r.raw.get("reps", "") for r in rows} - {""})
+        timing = list(dict.fromkeys(TIMING.get(r.raw.get("timing", ""), r.raw.get("timing", "")) for r in rows
+                                    if r.raw.get("timing")))
+        bad = sum(1 for r in rows if not r.verified)
+        text = f"{self.device_text(algorithms)}, {self.days_text(algorithms)}"
+        if reps:
+            text += f"; each point the median of {' or '.join(reps)} launches"
+        if timing:
+            text += f" ({'; '.join(timing)})"
+        return text + ("; every result verified against the CPU" if not bad else
+                       f"; {bad} of {len(rows)} results NOT verified against the CPU (not drawn)")
+
     def run_line(self, algorithms):
         """What the CSV says of the run: device, CUDA, clocks, date, repetitions, timing, verification."""
         rows = [r for r in self.rows if r.algorithm in algorithms]
@@ -180,8 +197,9 @@ class Run:
             parts.append(f"SM clock {values('sm_clock_mhz')} MHz")
         if values("mem_clock_mhz"):
             parts.append(f"memory clock {values('mem_clock_mhz')} MHz")
-        if values("date"):
-            parts.append(values("date"))
+        dates = sorted({r.date for r in rows if r.date})
+        if dates:  # (a section program stamps every row: its first and last)
+            parts.append(" / ".join(dates) if len(dates) <= 2 else f"{dates[0]} to {dates[-1]}")
         line = ", ".join(parts)
         timing = [TIMING.get(v, f"`{v}`") for v in values("timing").split(" / ") if v]
         if values("reps"):
