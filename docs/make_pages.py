@@ -82,7 +82,10 @@ LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 # Figures drawn from the GPU runs committed in plots/data/ (any build can draw them); the others are
 # drawn from the emulator's runs of the docs build.
 GPU_FIGURES = ("bandwidth_", "kogge_stone_variants", "kogge_stone_vs_brent_kung", "coarsened_shapes",
-               "hierarchical_bandwidth", "single_pass_bandwidth", "decoupled_lookback_bandwidth")
+               "hierarchical_bandwidth", "single_pass_bandwidth", "full_scans_bandwidth", "decoupled_lookback_bandwidth")
+# What a figure's typed caption may name only if the figure draws it (its generated caption, STEM.caption,
+# lists the algorithms drawn as the CSV names them).
+CAPTION_NAMES = (("Thrust", "thrust_"), ("CUB", "cub_"), ("copy", "memcpy"))
 FIELDS = {"ops": "operator applications", "barrier_intervals": "barrier intervals", "steps": "steps",
           "launches": "launches", "n": "n"}
 
@@ -692,12 +695,24 @@ class Expander:
         return text
 
     def figure(self, stem, caption, where):
+        """The figure with its caption: the README's words, then what plots/make_plots.py wrote of the
+        run it drew (FIGURES/STEM.caption: the CSV, device, date, what is drawn). A typed caption that
+        names Thrust, CUB or a copy that the figure does not draw is a problem."""
         caption = " ".join(caption.split()).replace('"', "'")
         if not os.path.isfile(os.path.join(self.figures, stem + ".png")):
             if self.committed and not stem.startswith(GPU_FIGURES):
                 return ""  # drawn from the emulator's runs, which this build does not make
             self.problems.add(where, f"figure {stem}.png was not drawn into {self.figures} (plots/make_plots.py)")
             return ""
+        generated = os.path.join(self.figures, stem + ".caption")
+        if os.path.isfile(generated):
+            with open(generated, encoding="utf-8") as f:
+                drawn = " ".join(f.read().split()).replace('"', "'")
+            for word, prefix in CAPTION_NAMES:
+                if re.search(rf"\b{word}\b", caption) and prefix not in drawn:
+                    self.problems.add(where, f"the caption of {stem} names {word}, which the figure does not draw "
+                                             f"({drawn[:120]}...)")
+            caption = f"{caption} {drawn}"
         return f'\n\\image html {stem}.png "{caption}"\n'
 
 

@@ -157,6 +157,20 @@ def main():
         first = open(f"{out}/section_11_1_first.md", encoding="utf-8").read()
         check('next: \\ref sec_11_2 "11.2 Second one"' in first, "a README without gen nav still gets the links")
 
+        # The caption make_plots.py wrote from the run (fig_a.caption) follows the README's words; a typed
+        # caption that names what the figure does not draw (Thrust here) is an error with --strict.
+        write(f"{figs}/fig_a.caption", "One run, data/b.csv: GPU X. Drawn: every point the run has of k, memcpy.\n")
+        r = run(root, gen, "--out", out, "--figures", figs, "--strict")
+        page = open(f"{out}/section_11_2_second.md", encoding="utf-8").read()
+        check(r.returncode == 0 and '\\image html fig_a.png "What it shows. One run, data/b.csv: GPU X.' in page,
+              f"the generated caption follows the README's ({r.stderr.strip()})")
+        text = open(readme, encoding="utf-8").read()
+        write(readme, text.replace("What it shows.", "What it shows, against Thrust and a copy."))
+        r = run(root, gen, "--out", out, "--figures", figs, "--strict")
+        check(r.returncode == 1 and "names Thrust, which the figure does not draw" in r.stderr,
+              f"--strict: a caption naming a curve the figure does not draw is an error ({r.stderr.strip()})")
+        write(readme, text)
+
         os.remove(f"{figs}/fig_a.png")
         r = run(root, gen, "--out", out, "--figures", figs, "--strict")
         check(r.returncode == 1 and "fig_a.png was not drawn" in r.stderr, "--strict: a missing figure is an error")
