@@ -247,6 +247,91 @@ def read_timings(path, rel=None):
     return Run(path, rows, "program" if "median_ms" in header else "bench", rel)
 
 
+# ---- Nsight Compute reports (bench/results/*ncu*.txt, results/*bank_conflicts*.txt) ------------------
+
+NCU_UNITS = {"usecond": "us", "msecond": "ms", "Tbyte/s": "TB/s", "Gbyte/s": "GB/s"}
+
+
+def read_ncu(path):
+    """[(kernel, metric, unit, value)] of an Nsight Compute report, in file order: the sections of its
+    text form ("    DRAM Throughput     %    79.08" under the kernel's line) and the rows of its --csv
+    form (Kernel Name, Metric Name, Metric Unit, Metric Value). Values as numbers (1,248 -> 1248)."""
+    out, kernel = [], ""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if line.startswith('"'):
+                cells = next(csv.reader([line]))
+                if len(cells) >= 15 and cells[0] != "ID":
+                    try:
+                        out.append((cells[4], cells[12], cells[13], float(cells[14].replace(",", ""))))
+                    except ValueError:
+                        pass
+                continue
+            m = re.match(r"  (\S.*\)) \(\d+, \d+, \d+\)x\(\d+, \d+, \d+\)", line)
+            if m:
+                kernel = m.group(1)
+                continue
+            m = re.match(r"    (\S.*?)\s{2,}(\S+)\s+([\d,]+(?:\.\d+)?)\s*$", line)
+            if m and kernel:
+                try:
+                    out.append((kernel, m.group(1), NCU_UNITS.get(m.group(2), m.group(2)),
+                                float(m.group(3).replace(",", ""))))
+                except ValueError:
+                    pass
+    return out
+
+
+# ---- every value of the committed data, for the check that finds numbers typed on a page --------------
+DATA_GLOBS = ("plots/data/*.csv", "chapters/*/results/*.csv", "chapters/*/results/*.txt",
+              "chapters/*/bench/results/*.csv", "chapters/*/bench/results/*.txt")
+
+
+def data_values(root):
+    """{unit: sorted values} a page could quote from the committed data: us (every time: medians,
+    minima, the roles' stamps, Nsight Compute's durations), GB/s (every gbps, Nsight Compute's
+    throughputs; TB/s as 1000 GB/s), % (each row's share of its run's copy at the same type and n, by
+    time and by GB/s, and Nsight Compute's percentages), x (each row's time over, and under, its run's
+    copy's and CUB's at the same type and n, and the copy's GB/s over its own), count (Nsight Compute's
+    unitless counts)."""
+    values = {"us": [], "GB/s": [], "%": [], "x": [], "count": []}
+    paths = sorted({p for g in DATA_GLOBS for p in glob.glob(os.path.join(root, g))})
+    for path in paths:
+        if path.endswith(".txt"):
+            scale = {"%": ("%", 1), "us": ("us", 1), "ms": ("us", 1000), "GB/s": ("GB/s", 1),
+                     "TB/s": ("GB/s", 1000), "": ("count", 1)}
+            for _, _, unit, v in read_ncu(path):
+                if unit in scale:
+                    values[scale[unit][0]].append(scale[unit][1] * v)
+            continue
+        try:
+            header, rows, _ = read_table(path)
+            run = read_timings(path) if "algorithm" in header else None
+        except MeasurementError:
+            continue
+        if run is None:
+            values["us"] += [float(r[c]) for r in rows for c in header if c.endswith("_us") and
+                             re.fullmatch(r"-?[\d.]+", r[c] or "")]
+            continue
+        groups = {}
+        for r in run.rows:
+            values["us"].append(r.median_us)
+            values["GB/s"].append(r.gbps)
+            for col, scale in (("min_us", 1), ("min_ms", 1000)):
+                if re.fullmatch(r"[\d.]+", r.raw.get(col, "")):
+                    values["us"].append(scale * float(r.raw[col]))
+            groups.setdefault((r.raw.get("variant", ""), r.type, r.n), []).append(r)
+        for rows_at in groups.values():
+            for ref in (r for r in rows_at if r.algorithm == COPY or r.algorithm.startswith("cub_")):
+                for r in rows_at:
+                    if r is ref or r.median_us <= 0 or r.gbps <= 0:
+                        continue
+                    values["x"] += [r.median_us / ref.median_us, ref.median_us / r.median_us]
+                    if ref.algorithm == COPY:
+                        values["%"] += [100 * ref.median_us / r.median_us, 100 * r.gbps / ref.gbps]
+                        values["x"].append(ref.gbps / r.gbps)
+    return {unit: sorted(v) for unit, v in values.items()}
+
+
 # ---- the Measurements page -------------------------------------------------------------------------
 # Every number on it comes from a file named beside it (never typed by hand):
 #   plots/data/*.csv                                   GPU runs of the benchmark and of the sections
