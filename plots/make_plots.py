@@ -8,26 +8,28 @@ Reads, in --data:
           per algorithm and n, measured by the emulator, with the model and the book's formulas;
           "scanlab.trace/1" (scanlab_11_3 --trace FILE): the shared arrays after every barrier of an
           8- and a 16-element scan; other JSON files are passed over.
-  *.csv   timings with the columns device, algorithm, n, gbps (and optionally type, verified,
-          backend): the section programs' --csv files and the GPU runs committed under plots/data/
-          (--gpu-data, default: the data/ folder next to this script). Emulator (backend cpu) rows
-          and unverified rows are not drawn. Tuning sweeps (*_sweep_*.csv: one curve per tile shape)
-          are records, not figures: passed over.
+  *.csv   timings (device, algorithm, n, median_us or median_ms, gbps; optionally type, verified,
+          backend), read by docs/measurements/measurements.py, the reader the pages use too: the
+          section programs' --csv files and scanlab_bench's. Emulator (backend cpu) and unverified
+          rows are not drawn; tuning sweeps (*_sweep_*.csv) are records, not figures.
+  --gpu-data (default plots/data/): the committed GPU runs each section figure names (SECTION_FIGURES,
+          APPLICATIONS_RUN).
 Writes, in --out (PNG and SVG each):
   work_vs_n         operator applications against n (log-log), measured and the book's formulas
   steps_vs_n        steps on P = 32, 128, 1024 execution units, thread and warp granularity, and
                     the book's estimates, with the book's worked examples marked
   trace_<source>_<algorithm>_n<N>   the array after each step, drawn like the book's figures
-  bandwidth_<device>_<type>[_in_block|_libraries]   GB/s against n on a GPU (log-log): the lab's full
-                    scans, its in-block section kernels, and the libraries' scans, each with a copy
-                    (skipped, with a message, if no CSV)
-  kogge_stone_variants, kogge_stone_vs_brent_kung, coarsened_shapes, hierarchical_bandwidth,
-  single_pass_bandwidth, decoupled_lookback_bandwidth   the section pages' figures (SECTION_FIGURES)
-  bandwidth_<device>_applications, bandwidth_applications   section 11.9 against CUB (compaction,
-                    partition, segmented scan; a row of panels per type), the latter for the device
-                    with the most rows (the section page's figure)
-Every algorithm has one colour and marker in every figure (STYLE); the curves of a panel share one
-n range; points more than a factor 4 apart are drawn as markers without a line.
+  the section figures (SECTION_FIGURES: kogge_stone_variants, kogge_stone_vs_brent_kung,
+                    coarsened_shapes, hierarchical_bandwidth, single_pass_bandwidth,
+                    full_scans_bandwidth, decoupled_lookback_bandwidth) and bandwidth_applications
+                    (11.9 against CUB), each from one CSV of --gpu-data
+  bandwidth_<csv>_<type>[_in_block|_libraries], bandwidth_<csv>_applications   per run of --data
+Every bandwidth figure draws one run, and every verified point of each curve it draws: a point the
+run lacks is a gap in its own curve. GB/s against n (log-log) on top; below, the same n compared on a
+linear axis (the time over CUB's and the share of the copy's bandwidth, when the run has them, else
+the time over one kernel's of the run). Its caption, made from the CSV (the run's file, device, date,
+timing, each curve's points), is written beside it as <stem>.caption for docs/make_pages.py. Every
+algorithm has one colour and marker in every figure (STYLE).
 A missing or malformed input file is one line on stderr, "make_plots.py: error: ...", and exit 1.
 """
 import argparse
