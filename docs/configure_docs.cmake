@@ -8,10 +8,10 @@
 # RUNS: the docs target ran the section programs on the emulator (docs/CMakeLists.txt); OFF keeps the
 # READMEs' committed copies of what those runs give.
 #
-# In order: the Measurements page (docs/measurements/measurements.cmake) into
-# <OUTPUT_DIR>/generated/measurements.md; the figures (plots/make_plots.py, from the runs the docs
-# target made in <OUTPUT_DIR>/generated/data and the GPU runs in plots/data/) into
-# <OUTPUT_DIR>/figures; the pages (docs/make_pages.py: each section's README.md and docs/pages/*.md,
+# In order: the figures (plots/make_plots.py, from the runs the docs target made in
+# <OUTPUT_DIR>/generated/data and the GPU runs in plots/data/) into <OUTPUT_DIR>/figures; the
+# Measurements page (docs/measurements/measurements.py) into <OUTPUT_DIR>/generated/measurements.md;
+# the pages (docs/make_pages.py: each section's README.md and docs/pages/*.md,
 # with their code, counts, traces and figures filled in) into <OUTPUT_DIR>/generated/pages, where a
 # problem (a code anchor or a number that no longer matches, a figure not drawn) fails the build
 # with WERROR; then the Doxyfile. The pages can test with Doxygen's \if: `solutions` (the docs show
@@ -75,14 +75,6 @@ endforeach()
 set(generated_dir "${OUTPUT_DIR}/generated")
 file(MAKE_DIRECTORY "${generated_dir}")
 
-# ---- the Measurements page: generated from the results committed in the repository ----------------
-# (docs/measurements/measurements.cmake; in a process of its own, so that its variables stay there).
-execute_process(COMMAND "${CMAKE_COMMAND}" "-DSOURCE_DIR=${SOURCE_DIR}" "-DOUTPUT=${generated_dir}/measurements.md"
-                        -P "${SOURCE_DIR}/docs/measurements/measurements.cmake"
-                RESULT_VARIABLE measurements_rc)
-if(NOT measurements_rc EQUAL 0)
-  message(FATAL_ERROR "docs: docs/measurements/measurements.cmake failed (${measurements_rc})")
-endif()
 list(APPEND kernel_inputs "\"${generated_dir}/measurements.md\"" "\"${generated_dir}/pages\"")  # (INPUT: the pages Doxygen reads)
 
 # ---- figures: plots/make_plots.py draws them from the docs build's runs and plots/data/ ------------
@@ -117,6 +109,16 @@ else()
   if(NOT plot_python)
     set(plot_python python3)
   endif()
+endif()
+
+# ---- the Measurements page: generated from the results committed in the repository ----------------
+# (docs/measurements/measurements.py, the one reader of the measurement CSVs that the figures and the
+# pages use too; standard library only).
+execute_process(COMMAND "${plot_python}" "${SOURCE_DIR}/docs/measurements/measurements.py" --root "${SOURCE_DIR}"
+                        --out "${generated_dir}/measurements.md"
+                RESULT_VARIABLE measurements_rc)
+if(NOT measurements_rc EQUAL 0)
+  message(FATAL_ERROR "docs: docs/measurements/measurements.py failed (above)")
 endif()
 
 # ---- the pages: chapters/<section>/README.md and docs/pages/*.md, made pages by make_pages.py --------

@@ -4,6 +4,7 @@
     make_pages.py --root REPO --out DIR --generated DIR --figures DIR [--exercises] [--strict]
     make_pages.py --root REPO --generated DIR --update      # refresh the generated parts (READMEs, docs/pages)
     make_pages.py --root REPO --generated DIR --check       # fail if a README or a page is out of date
+    make_pages.py --root REPO --typed                       # fail on a measurement typed by hand
 
 The README is the one text of a section: it reads well on a Git host, and this script makes the
 Doxygen page from it (DIR/section_<folder>.md). chapters/sections.txt gives the order. HTML comments
@@ -39,9 +40,13 @@ in the README, which a Git host does not show, mark what is generated:
         missed; with at=N, each type's share of the copy's bandwidth (memcpy's time / ALGORITHM's)
         and throughput against CUB (CUB's time / ALGORITHM's) at N, against targets P% and R (R only
         for the types listed)
-  <!-- gen bench_value CSV ALGORITHM TYPE N[..N2] [OVER] -->14.46<!-- /gen -->
+  <!-- gen bench_value CSV ALGORITHM TYPE N[..N2] [OVER [moved|share]] -->14.46<!-- /gen -->
         ALGORITHM's median time (us) at N, or the smallest to the largest over N..N2; with OVER the
-        ratio to OVER's time ("0.983x"). N: a number or 2^k
+        ratio to OVER's time ("0.983x"); with `moved` OVER's GB/s over ALGORITHM's; with `share`
+        ALGORITHM's GB/s as a share of OVER's ("85.1%"). N: a number or 2^k
+  <!-- gen ncu_value FILE "KERNEL" "METRIC" [UNIT] -->79.08<!-- /gen -->
+        one metric of an Nsight Compute report (text or --csv form) for the first kernel whose name
+        holds KERNEL
   <!-- gen roles_table CSV [WHAT ...] -->  table  <!-- /gen -->
         the time per role (scanlab_persistent_roles's CSV: n, tiles, what, median_us, max_us): per n
         the tiles and the median of each stamp WHAT (default: copy_started .. stored)
@@ -63,14 +68,23 @@ the section pages; --update and --check cover their copies too. A CSV that a dir
 that is missing, or that lacks the algorithm, stamp or n asked for, is an error even without
 --strict (it is committed, so no build lacks it). Code lines come without the exercise's TODO(student) markers, and comments are
 wrapped to WIDTH characters.
+
+The CSVs are read by docs/measurements/measurements.py, as the figures read them. A number with a
+unit or a ratio (us, ms, GB/s, TB/s, %, x) typed in a page's prose that matches a value of the
+committed data within its rounding is an error of --typed and --check (a target is not a
+measurement; docs/typed_numbers.txt lists those still to be replaced, and may only shrink). A
+figure's caption is the README's words and then what make_plots.py wrote of its run (STEM.caption).
 """
 import argparse
-import csv
 import glob
 import json
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "measurements"))
+from measurements import (COPY, CUB, MeasurementError, data_values, n_text, read_ncu, read_table,  # noqa: E402
+                          read_timings)
 
 PROG = "make_pages.py"
 WIDTH = 96  # the widest code line a page shows without a scroll bar
@@ -80,7 +94,10 @@ LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 # Figures drawn from the GPU runs committed in plots/data/ (any build can draw them); the others are
 # drawn from the emulator's runs of the docs build.
 GPU_FIGURES = ("bandwidth_", "kogge_stone_variants", "kogge_stone_vs_brent_kung", "coarsened_shapes",
-               "hierarchical_bandwidth", "single_pass_bandwidth", "decoupled_lookback_bandwidth")
+               "hierarchical_bandwidth", "single_pass_bandwidth", "full_scans_bandwidth", "decoupled_lookback_bandwidth")
+# What a figure's typed caption may name only if the figure draws it (its generated caption, STEM.caption,
+# lists the algorithms drawn as the CSV names them).
+CAPTION_NAMES = (("Thrust", "thrust_"), ("CUB", "cub_"), ("copy", "memcpy"))
 FIELDS = {"ops": "operator applications", "barrier_intervals": "barrier intervals", "steps": "steps",
           "launches": "launches", "n": "n"}
 
@@ -200,31 +217,23 @@ def fit_width(lines):
 # algorithm, type, n, median_us, ..., verified, reps, ..., timing; and scanlab_persistent_roles's
 # n, tiles, what, median_us, max_us). The CSV is named by its path from the repository root in the
 # directive, so a new run's file replaces the old one in one place.
-COPY_ALGORITHM = "memcpy"             # the copy the kernels are measured against
-CUB_ALGORITHM = "cub_inclusive_sum"   # and CUB's scan
-BENCH_COLUMNS = ("algorithm", "type", "n", "median_us")
+COPY_ALGORITHM = COPY   # the copy the kernels are measured against
+CUB_ALGORITHM = CUB     # and CUB's scan
 ROLES_COLUMNS = ("n", "tiles", "what", "median_us")
 # The stamps of the time per role, in the order a tile goes through them (the CSV also has ticketed
 # and the differences between stamps, ..._to_...; a roles_table directive may name other columns).
 ROLE_STAMPS = ("copy_started", "landed", "aggregate_published", "scan_start", "lookback_start",
                "prefix_published", "stored")
-TIMING = {"events_l2_flushed": "CUDA events, L2 emptied before each launch",
-          "events_l2_warm": "CUDA events, L2 not emptied"}
 
 
 # <!-- csv NAME = PATH --> names a CSV for the directives of its file (bench_table NAME ...), so a page
 # that quotes one run in many places names its file once.
 CSV_NAME = re.compile(r"<!--\s*csv\s+([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\S+)\s*-->\n?")
-MEASUREMENT_KINDS = ("bench_table", "bench_summary", "bench_value", "roles_table", "roles_value")
+MEASUREMENT_KINDS = ("bench_table", "bench_summary", "bench_value", "roles_table", "roles_value", "ncu_value")
 
 
 class DataError(Exception):
     """A directive that cannot be filled from its CSV: one line, said as an error."""
-
-
-def n_text(n):
-    """2^k for a power of two, else the number."""
-    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else str(n)
 
 
 def parse_n(word, kind):
@@ -285,64 +294,6 @@ def options_of(words, allowed, kind):
     return out
 
 
-class Bench:
-    """One bench CSV: the median time of (algorithm, type, n), with the rows behind it."""
-
-    def __init__(self, rel, rows):
-        self.rel, self.rows = rel, rows
-        self.by_key, self.types, self.ns = {}, [], set()
-        for r in rows:
-            key = (r["algorithm"], r["type"], int(r["n"]))
-            self.by_key[key] = r  # (a file of several runs: the last row of a key stands)
-            if r["type"] not in self.types:
-                self.types.append(r["type"])
-
-    def need(self, algorithm, kind):
-        if not any(a == algorithm for a, _, _ in self.by_key):
-            have = sorted({a for a, _, _ in self.by_key})
-            raise DataError(f"gen {kind}: {self.rel} has no algorithm {algorithm!r} (it has {', '.join(have)})")
-        return sorted({n for a, _, n in self.by_key if a == algorithm})
-
-    def us(self, algorithm, type_, n):
-        r = self.by_key.get((algorithm, type_, n))
-        return float(r["median_us"]) if r else None
-
-    def run_line(self, algorithms):
-        """What the CSV says of the run: device, CUDA, clocks, date, repetitions, timing, verification."""
-        rows = [r for r in self.rows if r["algorithm"] in algorithms]
-
-        def values(col):
-            seen = []
-            for r in rows:
-                v = (r.get(col) or "").strip()
-                if v and v not in seen:
-                    seen.append(v)
-            return " / ".join(seen)
-        parts = []
-        if values("device"):
-            parts.append(values("device"))
-        if values("cuda_version"):
-            parts.append(f"CUDA {values('cuda_version')}" +
-                         (f" (the driver's: {values('driver')})" if values("driver") else ""))
-        clocks = []
-        if values("sm_clock_mhz"):
-            clocks.append(f"SM clock {values('sm_clock_mhz')} MHz")
-        if values("mem_clock_mhz"):
-            clocks.append(f"memory clock {values('mem_clock_mhz')} MHz")
-        parts += clocks
-        if values("date"):
-            parts.append(values("date"))
-        line = ", ".join(parts)
-        timing = [TIMING.get(v, f"`{v}`") for v in values("timing").split(" / ") if v]
-        if values("reps"):
-            line += f"; each time the median of {values('reps')} launches" + (f" ({', '.join(timing)})" if timing else "")
-        if "verified" in rows[0]:
-            bad = sum(1 for r in rows if r["verified"].strip() != "1")
-            line += ("; every result verified against the CPU" if not bad else
-                     f"; {bad} of {len(rows)} results NOT verified against the CPU")
-        return line
-
-
 class Measurements:
     """The gen kinds that read committed CSVs (bench_table, bench_summary, bench_value, roles_table,
     roles_value). Each returns the text or raises DataError."""
@@ -350,19 +301,17 @@ class Measurements:
     def __init__(self, root):
         self.root, self.files, self.names = root, {}, {}
 
-    def read(self, rel, columns, kind):
+    def read(self, rel, kind):
+        """The rows of a roles CSV (docs/measurements/measurements.py reads it)."""
         rel = self.names.get(rel, rel)
         if rel not in self.files:
-            path = os.path.join(self.root, rel)
             try:
-                with open(path, encoding="utf-8", newline="") as f:
-                    rows = list(csv.DictReader(f))
-            except OSError as e:
-                raise DataError(f"gen {kind}: cannot read {rel} (a path from the repository root): "
-                                f"{e.strerror}") from None
+                _, rows, _ = read_table(os.path.join(self.root, rel))
+            except MeasurementError as e:
+                raise DataError(f"gen {kind}: {e} (a path from the repository root)") from None
             self.files[rel] = rows
         rows = self.files[rel]
-        missing = [c for c in columns if not rows or c not in rows[0]]
+        missing = [c for c in ROLES_COLUMNS if not rows or c not in rows[0]]
         if missing:
             raise DataError(f"gen {kind}: {rel} has no rows or no column {', '.join(missing)}")
         try:
@@ -373,8 +322,25 @@ class Measurements:
         return rows
 
     def bench(self, rel, kind):
-        rows = self.read(rel, BENCH_COLUMNS, kind)
-        return Bench(self.names.get(rel, rel), rows)
+        """The run of a bench CSV (measurements.read_timings: the columns mean what they mean in the
+        figures), checked to have times."""
+        rel = self.names.get(rel, rel)
+        if ("bench", rel) not in self.files:
+            try:
+                run = read_timings(os.path.join(self.root, rel), rel)
+                if run is None or not run.rows:
+                    raise MeasurementError(f"{rel} has no timing rows (algorithm, type, n, median_us)")
+                run.table()
+            except MeasurementError as e:
+                raise DataError(f"gen {kind}: {e}") from None
+            self.files[("bench", rel)] = run
+        return self.files[("bench", rel)]
+
+    def need(self, run, algorithm, kind):
+        try:
+            return run.need(algorithm)
+        except MeasurementError as e:
+            raise DataError(f"gen {kind}: {e}") from None
 
     def bench_table(self, words):
         """CSV ALGORITHM [copy=X] [cub=Y]: the run's line, then per n and type the time of ALGORITHM,
@@ -386,9 +352,9 @@ class Measurements:
         b = self.bench(words[0], kind)
         alg = words[1]
         opts = options_of(words[2:], ("copy", "cub"), kind)
-        ns = b.need(alg, kind)
-        b.need(COPY_ALGORITHM, kind)
-        b.need(CUB_ALGORITHM, kind)
+        ns = self.need(b, alg, kind)
+        self.need(b, COPY_ALGORITHM, kind)
+        self.need(b, CUB_ALGORITHM, kind)
         t_copy, t_cub = opts.get("copy"), opts.get("cub")
         out = ["", "", f"`{b.rel}`: " + b.run_line((alg, COPY_ALGORITHM, CUB_ALGORITHM)) + ".", "",
                f"Each cell: the time of `{alg}` / `{COPY_ALGORITHM}` / `{CUB_ALGORITHM}` (us), then `{alg}`'s "
@@ -408,7 +374,7 @@ class Measurements:
                 cell = (f"{k:.1f} / {c:.1f} / {u:.1f}: {ratio_text(k / c, t_copy)}x, "
                         f"{ratio_text(k / u, t_cub)}x")
                 met = (t_copy is not None and t_cub is not None and k / c <= t_copy and k / u <= t_cub
-                       and b.by_key[(alg, t, n)].get("verified", "1").strip() == "1")
+                       and b.table()[(alg, t, n)].verified)
                 cells.append(f"**{cell}**" if met else cell)
             out.append(f"| {n_text(n)} | " + " | ".join(cells) + " |")
         return "\n".join(out) + "\n\n"
@@ -429,9 +395,9 @@ class Measurements:
         tp_types = next((w.split("=", 1)[1].split(",") for w in words[2:] if w.startswith("throughput_types=")), None)
         if "copy" not in opts or "cub" not in opts:
             raise DataError(f"gen {kind}: needs the targets copy=X and cub=Y (times over the copy's and CUB's)")
-        ns = b.need(alg, kind)
-        b.need(COPY_ALGORITHM, kind)
-        b.need(CUB_ALGORITHM, kind)
+        ns = self.need(b, alg, kind)
+        self.need(b, COPY_ALGORITHM, kind)
+        self.need(b, CUB_ALGORITHM, kind)
         t_copy, t_cub = opts["copy"], opts["cub"]
         out = [""]
         if at is not None:
@@ -494,29 +460,29 @@ class Measurements:
         return "\n".join(out) + "\n\n"
 
     def bench_value(self, words):
-        """CSV ALGORITHM TYPE N[..N2] [OVER [moved]]: ALGORITHM's median time in us (over n from N to
-        N2: the smallest to the largest); with OVER, the time over OVER's ('0.983x'); with `moved`, over
-        the time OVER would take to move ALGORITHM's bytes (OVER's GB/s over ALGORITHM's: a row's GB/s
-        counts the bytes its job must move)."""
+        """CSV ALGORITHM TYPE N[..N2] [OVER [moved|share]]: ALGORITHM's median time in us (over n from N
+        to N2: the smallest to the largest); with OVER, the time over OVER's ('0.983x'); with `moved`,
+        over the time OVER would take to move ALGORITHM's bytes (OVER's GB/s over ALGORITHM's: a row's
+        GB/s counts the bytes its job must move); with `share`, ALGORITHM's GB/s as a share of OVER's
+        ('85.3%', the figures' share of the copy's bandwidth)."""
         kind = "bench_value"
-        moved = len(words) == 6 and words[5] == "moved"
-        if len(words) not in (4, 5) and not moved:
-            raise DataError(f"gen {kind} needs CSV ALGORITHM TYPE N[..N2] [OVER [moved]]")
+        mode = words[5] if len(words) == 6 and words[5] in ("moved", "share") else None
+        if len(words) not in (4, 5) and not mode:
+            raise DataError(f"gen {kind} needs CSV ALGORITHM TYPE N[..N2] [OVER [moved|share]]")
         b = self.bench(words[0], kind)
         alg, t = words[1], words[2]
         lo, hi = parse_n(words[3], kind)
         over = words[4] if len(words) >= 5 else None
         for a in (alg, over):
             if a:
-                b.need(a, kind)
-        if moved and "gbps" not in b.rows[0]:
-            raise DataError(f"gen {kind}: {b.rel} has no column gbps (needed for `moved`)")
+                self.need(b, a, kind)
         values = []
-        for n in sorted({n for _, _, n in b.by_key if lo <= n <= hi}):
-            if moved:
-                k, o = b.by_key.get((alg, t, n)), b.by_key.get((over, t, n))
-                if k is not None and o is not None and float(k["gbps"]) > 0:
-                    values.append(float(o["gbps"]) / float(k["gbps"]))
+        table = b.table()
+        for n in sorted({n for _, _, n in table if lo <= n <= hi}):
+            if mode:
+                k, o = table.get((alg, t, n)), table.get((over, t, n))
+                if k is not None and o is not None and k.gbps > 0:
+                    values.append(o.gbps / k.gbps if mode == "moved" else 100 * k.gbps / o.gbps)
                 continue
             k = b.us(alg, t, n)
             o = b.us(over, t, n) if over else 1.0
@@ -524,12 +490,31 @@ class Measurements:
                 values.append(k / o)
         if not values:
             raise DataError(f"gen {kind}: {b.rel} has no time of {alg} ({t}) at n = {words[3]}")
+        if mode == "share":
+            return span_of(values, lambda r: f"{r:.1f}", "%")
         if over:
             return span_of(values, lambda r: f"{r:.3f}", "x")
         return span_of(values, lambda v: f"{v:.2f}")
 
+    def ncu_value(self, words):
+        """FILE KERNEL METRIC [UNIT]: one metric of an Nsight Compute report (text or --csv form, a path
+        from the repository root) for the first kernel whose name holds KERNEL (and, given UNIT, in that
+        unit: %, us, TB/s, ...), as the report writes it without thousands separators ('79.08', '1248')."""
+        kind = "ncu_value"
+        if len(words) not in (3, 4):
+            raise DataError(f'gen {kind} needs FILE "KERNEL" "METRIC" [UNIT]')
+        rel = self.names.get(words[0], words[0])
+        path = os.path.join(self.root, rel)
+        if not os.path.isfile(path):
+            raise DataError(f"gen {kind}: cannot read {rel} (a path from the repository root)")
+        for kernel, metric, unit, value in read_ncu(path):
+            if words[1] in kernel and metric == words[2] and (len(words) == 3 or unit == words[3]):
+                return f"{value:g}"
+        raise DataError(f"gen {kind}: {rel} has no metric {words[2]!r}" + (f" in {words[3]}" if len(words) == 4 else "")
+                        + f" of a kernel {words[1]!r}")
+
     def roles(self, rel, kind):
-        rows = self.read(rel, ROLES_COLUMNS, kind)
+        rows = self.read(rel, kind)
         return {(int(r["n"]), r["what"]): r for r in rows}, sorted({int(r["n"]) for r in rows})
 
     def roles_table(self, words):
@@ -566,6 +551,80 @@ class Measurements:
         if not values:
             raise DataError(f"gen {kind}: {words[0]} has no stamp {words[1]} at n = {words[2]}")
         return span_of(values, lambda v: f"{v:.2f}")
+
+
+# ---- numbers typed by hand ----------------------------------------------------------------------------
+# A number with a unit or a ratio (us, ms, GB/s, TB/s, %, x) in a page's prose that matches a value of
+# the committed data within its rounding (measurements.data_values) was typed where a directive should
+# make it. Not counted: what a gen block makes, code, HTML comments, and a target ("target 1.10x", in
+# the clause after the word). docs/typed_numbers.txt lists those still typed, to be replaced: it may
+# only shrink (a listed number no longer typed is an error too).
+TYPED_LIST = os.path.join("docs", "typed_numbers.txt")
+_NUMBER = r"\d+(?:\.\d+)?"
+TYPED = re.compile(rf"(?<![\w.^/=+-])(?P<numbers>{_NUMBER}(?:(?:,\s*|\s+and\s+|\s+to\s+|\s*/\s*|\s+or\s+){_NUMBER})*)"
+                   r"(?P<space>\s?)(?P<unit>us\b|µs|ms\b|GB/s|TB/s|%|x(?!\w))")
+UNIT_VALUES = {"us": ("us", 1), "µs": ("us", 1), "ms": ("us", 1000), "GB/s": ("GB/s", 1), "TB/s": ("GB/s", 1000),
+               "%": ("%", 1), "x": ("x", 1)}
+
+
+def prose_of(text):
+    """The text with what is not typed prose blanked (lines kept): gen blocks, comments, code."""
+    for pattern in (GEN, re.compile(r"<!--.*?-->", re.S), re.compile(r"```.*?```", re.S), re.compile(r"`[^`\n]*`")):
+        text = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    return text
+
+
+def typed_measurements(text, values):
+    """[(line, text)] of the numbers with a unit in the prose that match a value of the data."""
+    import bisect
+    found = []
+    prose = prose_of(text)
+    for m in TYPED.finditer(prose):
+        unit = m.group("unit")
+        if unit == "x" and m.group("space"):
+            continue  # 8 x 32: a shape, not a ratio
+        if re.search(r"targets?\b[^.;)]*$", prose[max(0, m.start() - 200):m.start()]):
+            continue  # a target, not a measurement
+        kind, scale = UNIT_VALUES[unit]
+        data = values.get(kind, [])
+        for number in re.findall(_NUMBER, m.group("numbers")):
+            half = 0.5 * 10 ** -(len(number.split(".")[1]) if "." in number else 0)
+            lo, hi = (float(number) - half) * scale, (float(number) + half) * scale
+            i = bisect.bisect_left(data, lo)
+            if i < len(data) and data[i] <= hi:
+                found.append((prose.count("\n", 0, m.start()) + 1, " ".join(m.group(0).split())))
+                break
+    return found
+
+
+def check_typed(root, sources):
+    """The problems: numbers typed on the pages that the committed data has, less docs/typed_numbers.txt's
+    (and that list's lines that match no typed number)."""
+    values = data_values(root)
+    allowed = {}
+    list_path = os.path.join(root, TYPED_LIST)
+    if os.path.isfile(list_path):
+        with open(list_path, encoding="utf-8") as f:
+            for line in f:
+                if line.strip() and not line.startswith("#"):
+                    key = tuple(line.rstrip("\n").split("\t", 1))
+                    allowed[key] = allowed.get(key, 0) + 1
+    problems = []
+    for path in sources:
+        rel = os.path.relpath(path, root)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for line, typed in typed_measurements(text, values):
+            if allowed.get((rel, typed), 0) > 0:
+                allowed[(rel, typed)] -= 1
+                continue
+            problems.append(f"{rel}:{line}: '{typed}' is typed, and the committed data has it: make it with a "
+                            f"gen directive (bench_value, roles_value, ncu_value) or say it without the number")
+    for (rel, typed), left in sorted(allowed.items()):
+        if left > 0:
+            problems.append(f"{TYPED_LIST}: '{typed}' of {rel} is no longer typed there ({left} too many): "
+                            f"remove its line")
+    return problems
 
 
 class Expander:
@@ -742,12 +801,24 @@ class Expander:
         return text
 
     def figure(self, stem, caption, where):
+        """The figure with its caption: the README's words, then what plots/make_plots.py wrote of the
+        run it drew (FIGURES/STEM.caption: the CSV, device, date, what is drawn). A typed caption that
+        names Thrust, CUB or a copy that the figure does not draw is a problem."""
         caption = " ".join(caption.split()).replace('"', "'")
         if not os.path.isfile(os.path.join(self.figures, stem + ".png")):
             if self.committed and not stem.startswith(GPU_FIGURES):
                 return ""  # drawn from the emulator's runs, which this build does not make
             self.problems.add(where, f"figure {stem}.png was not drawn into {self.figures} (plots/make_plots.py)")
             return ""
+        generated = os.path.join(self.figures, stem + ".caption")
+        if os.path.isfile(generated):
+            with open(generated, encoding="utf-8") as f:
+                drawn = " ".join(f.read().split()).replace('"', "'")
+            for word, prefix in CAPTION_NAMES:
+                if re.search(rf"\b{word}\b", caption) and prefix not in drawn:
+                    self.problems.add(where, f"the caption of {stem} names {word}, which the figure does not draw "
+                                             f"({drawn[:120]}...)")
+            caption = f"{caption} {drawn}"
         return f'\n\\image html {stem}.png "{caption}"\n'
 
 
@@ -794,22 +865,32 @@ def page_text(text, section, expander, where):
 def main(argv=None):
     p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
     p.add_argument("--root", required=True)
-    p.add_argument("--generated", required=True, help="where the counts and traces of the docs build are")
+    p.add_argument("--generated", default="", help="where the counts and traces of the docs build are")
     p.add_argument("--out", help="folder for the pages")
     p.add_argument("--figures", default="", help="folder of the drawn figures")
     p.add_argument("--exercises", action="store_true", help="show the stubs of exercises/ in the pages")
     p.add_argument("--strict", action="store_true", help="any problem is an error")
     p.add_argument("--update", action="store_true", help="rewrite the generated parts of the READMEs and docs/pages")
     p.add_argument("--check", action="store_true",
-                   help="a README or page whose generated parts are out of date is an error (else a warning)")
+                   help="a README or page whose generated parts are out of date is an error (else a warning); "
+                        "so is a number typed on a page that the committed data has (--typed)")
+    p.add_argument("--typed", action="store_true",
+                   help="only check for numbers typed on the pages that the committed data has")
     p.add_argument("--committed", action="store_true",
                    help="this build made no runs (no cpu backend, or the docs of the stubs): keep the READMEs' "
                         "copies of counts and traces, and leave out the figures drawn from runs")
     a = p.parse_args(argv)
+    if not a.generated and not a.typed:
+        p.error("--generated is needed (except with --typed)")
     sections = read_sections(a.root)
     ex = Expander(a.root, a.generated, a.figures, a.exercises, sections, a.committed)
     sources = [(s, os.path.join(a.root, "chapters", s["folder"], "README.md")) for s in sections]
     sources += [(None, path) for path in sorted(glob.glob(os.path.join(a.root, "docs", "pages", "*.md")))]
+    typed = check_typed(a.root, [path for _, path in sources if os.path.isfile(path)]) if a.check or a.typed else []
+    for item in typed:
+        print(f"{PROG}: error: {item}", file=sys.stderr)
+    if a.typed:
+        return 1 if typed else 0
     if a.out:
         os.makedirs(a.out, exist_ok=True)
         for old in glob.glob(os.path.join(a.out, "*.md")):
@@ -842,7 +923,7 @@ def main(argv=None):
         print(f"{PROG}: {'error' if a.check else 'warning'}: {where}: its generated parts differ from what the "
               f"code and the runs give now; to refresh them: python3 docs/make_pages.py --root . "
               f"--generated {a.generated} --update", file=sys.stderr)
-    return 1 if (a.strict and ex.problems.items) or ex.problems.errors or (a.check and stale) else 0
+    return 1 if (a.strict and ex.problems.items) or ex.problems.errors or (a.check and (stale or typed)) else 0
 
 
 if __name__ == "__main__":

@@ -28,8 +28,9 @@ def write(path, text):
 
 
 def run(root, gen, *args):
-    return subprocess.run([sys.executable, os.path.join(HERE, "make_pages.py"), "--root", root, "--generated", gen,
-                           *args], capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, os.path.join(HERE, "make_pages.py"), "--root", root]
+                          + (["--generated", gen] if gen else []) + list(args), capture_output=True, text=True,
+                          timeout=60)
 
 
 HEAD = ("device,cuda_version,driver,sm_clock_mhz,mem_clock_mhz,date,algorithm,type,n,median_us,gbps,verified,reps,"
@@ -117,6 +118,45 @@ def measurements():
               f"a missing algorithm is one error line ({r.stderr.strip()})")
 
 
+def typed_numbers():
+    """--typed (and --check): a number with a unit typed on a page that matches a committed value within
+    its rounding is an error; a target, a shape, a number the data does not have, and what a gen block
+    makes are not; docs/typed_numbers.txt lists the ones still allowed, and may only shrink."""
+    with tempfile.TemporaryDirectory(prefix="scanlab_typed_") as tmp:
+        root = os.path.join(tmp, "repo")
+        write(f"{root}/chapters/sections.txt", "11_1_first   First section\n")
+        write(f"{root}/chapters/11_1_first/README.md", "# 11.1 First\n")
+        write(f"{root}/plots/data/b.csv", HEAD + bench_row("k", "int32", 2048, 3.0, 1400.0)
+              + bench_row("memcpy", "int32", 2048, 2.4, 1750.0))
+        write(f"{root}/chapters/11_1_first/results/ncu.txt", "  void k<int>(int *) (64, 1, 1)x(128, 1, 1), CC 9.0\n"
+              "    DRAM Throughput                   %        79.08\n")
+        page = f"{root}/docs/pages/p.md"
+        clean = ("p {#p}\n===\n\nTook <!-- gen bench_value plots/data/b.csv k int32 2048 -->3.00<!-- /gen --> us "
+                 "(target 1.30x, at most 2.5 us), tiles of 8 x 32, 3.17 us elsewhere, `3.00 us` in code.\n")
+        write(page, clean)
+        r = run(root, "", "--typed")
+        check(r.returncode == 0, f"--typed: generated, target, shape, code and a value the data lacks pass ({r.stderr})")
+        cases = [("Took 3.00 us by hand.", "'3.00 us'"), ("The copy took 2.4us.", "'2.4us'"),
+                 ("It reached 80% of the copy.", "'80%'"), ("1.25x the copy's time", "'1.25x'"),
+                 ("at 1.4 TB/s", "'1.4 TB/s'"), ("DRAM at 79.1% of the peak", "'79.1%'"),
+                 ("3.0 and 2.4 us", "'3.0 and 2.4 us'")]
+        for text, expect in cases:
+            write(page, clean + text + "\n")
+            r = run(root, "", "--typed")
+            check(r.returncode == 1 and expect in r.stderr and "docs/pages/p.md:5" in r.stderr,
+                  f"--typed finds {expect} typed ({r.stderr.strip()[:160]})")
+        os.makedirs(os.path.join(tmp, "gen"))
+        r = run(root, os.path.join(tmp, "gen"), "--check")
+        check(r.returncode == 1 and "'3.0 and 2.4 us' is typed" in r.stderr, f"--check finds it too ({r.stderr.strip()[:160]})")
+        write(f"{root}/docs/typed_numbers.txt", "# still typed\ndocs/pages/p.md\t3.0 and 2.4 us\n")
+        r = run(root, "", "--typed")
+        check(r.returncode == 0, f"a number listed in docs/typed_numbers.txt passes ({r.stderr.strip()})")
+        write(page, clean)
+        r = run(root, "", "--typed")
+        check(r.returncode == 1 and "no longer typed there" in r.stderr,
+              f"a listed number no longer typed is an error: the list only shrinks ({r.stderr.strip()[:160]})")
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="scanlab_pages_") as tmp:
         root, gen, out, figs = (os.path.join(tmp, d) for d in ("repo", "gen", "out", "figs"))
@@ -157,6 +197,20 @@ def main():
         first = open(f"{out}/section_11_1_first.md", encoding="utf-8").read()
         check('next: \\ref sec_11_2 "11.2 Second one"' in first, "a README without gen nav still gets the links")
 
+        # The caption make_plots.py wrote from the run (fig_a.caption) follows the README's words; a typed
+        # caption that names what the figure does not draw (Thrust here) is an error with --strict.
+        write(f"{figs}/fig_a.caption", "One run, data/b.csv: GPU X. Drawn: every point the run has of k, memcpy.\n")
+        r = run(root, gen, "--out", out, "--figures", figs, "--strict")
+        page = open(f"{out}/section_11_2_second.md", encoding="utf-8").read()
+        check(r.returncode == 0 and '\\image html fig_a.png "What it shows. One run, data/b.csv: GPU X.' in page,
+              f"the generated caption follows the README's ({r.stderr.strip()})")
+        text = open(readme, encoding="utf-8").read()
+        write(readme, text.replace("What it shows.", "What it shows, against Thrust and a copy."))
+        r = run(root, gen, "--out", out, "--figures", figs, "--strict")
+        check(r.returncode == 1 and "names Thrust, which the figure does not draw" in r.stderr,
+              f"--strict: a caption naming a curve the figure does not draw is an error ({r.stderr.strip()})")
+        write(readme, text)
+
         os.remove(f"{figs}/fig_a.png")
         r = run(root, gen, "--out", out, "--figures", figs, "--strict")
         check(r.returncode == 1 and "fig_a.png was not drawn" in r.stderr, "--strict: a missing figure is an error")
@@ -164,6 +218,7 @@ def main():
         r = run(root, gen, "--out", out, "--figures", figs, "--strict")
         check(r.returncode == 1 and "no line holds" in r.stderr, "--strict: an anchor that matches nothing is an error")
     measurements()
+    typed_numbers()
     print(f"{len(failures)} check(s) failed" if failures else "all make_pages checks passed")
     return 1 if failures else 0
 

@@ -8,40 +8,42 @@ Reads, in --data:
           per algorithm and n, measured by the emulator, with the model and the book's formulas;
           "scanlab.trace/1" (scanlab_11_3 --trace FILE): the shared arrays after every barrier of an
           8- and a 16-element scan; other JSON files are passed over.
-  *.csv   timings with the columns device, algorithm, n, gbps (and optionally type, verified,
-          backend): the section programs' --csv files and the GPU runs committed under plots/data/
-          (--gpu-data, default: the data/ folder next to this script). Emulator (backend cpu) rows
-          and unverified rows are not drawn. Tuning sweeps (*_sweep_*.csv: one curve per tile shape)
-          are records, not figures: passed over.
+  *.csv   timings (device, algorithm, n, median_us or median_ms, gbps; optionally type, verified,
+          backend), read by docs/measurements/measurements.py, the reader the pages use too: the
+          section programs' --csv files and scanlab_bench's. Emulator (backend cpu) and unverified
+          rows are not drawn; tuning sweeps (*_sweep_*.csv) are records, not figures.
+  --gpu-data (default plots/data/): the committed GPU runs each section figure names (SECTION_FIGURES,
+          APPLICATIONS_RUN).
 Writes, in --out (PNG and SVG each):
   work_vs_n         operator applications against n (log-log), measured and the book's formulas
   steps_vs_n        steps on P = 32, 128, 1024 execution units, thread and warp granularity, and
                     the book's estimates, with the book's worked examples marked
   trace_<source>_<algorithm>_n<N>   the array after each step, drawn like the book's figures
-  bandwidth_<device>_<type>[_in_block|_libraries]   GB/s against n on a GPU (log-log): the lab's full
-                    scans, its in-block section kernels, and the libraries' scans, each with a copy
-                    (skipped, with a message, if no CSV)
-  kogge_stone_variants, kogge_stone_vs_brent_kung, coarsened_shapes, hierarchical_bandwidth,
-  single_pass_bandwidth, decoupled_lookback_bandwidth   the section pages' figures (SECTION_FIGURES)
-  bandwidth_<device>_applications, bandwidth_applications   section 11.9 against CUB (compaction,
-                    partition, segmented scan; a row of panels per type), the latter for the device
-                    with the most rows (the section page's figure)
-Every algorithm has one colour and marker in every figure (STYLE); the curves of a panel share one
-n range; points more than a factor 4 apart are drawn as markers without a line.
+  the section figures (SECTION_FIGURES: kogge_stone_variants, kogge_stone_vs_brent_kung,
+                    coarsened_shapes, hierarchical_bandwidth, single_pass_bandwidth,
+                    full_scans_bandwidth, decoupled_lookback_bandwidth) and bandwidth_applications
+                    (11.9 against CUB), each from one CSV of --gpu-data
+  bandwidth_<csv>_<type>[_in_block|_libraries], bandwidth_<csv>_applications   per run of --data
+Every bandwidth figure draws one run, and every verified point of each curve it draws: a point the
+run lacks is a gap in its own curve. GB/s against n (log-log) on top; below, the same n compared on a
+linear axis (the time over CUB's and the share of the copy's bandwidth, when the run has them, else
+the time over one kernel's of the run). Its caption, made from the CSV (the run's file, device, date,
+timing, each curve's points), is written beside it as <stem>.caption for docs/make_pages.py. Every
+algorithm has one colour and marker in every figure (STYLE).
 A missing or malformed input file is one line on stderr, "make_plots.py: error: ...", and exit 1.
 """
 import argparse
-import csv
 import glob
 import json
 import math
 import os
 import re
-import statistics
 import sys
 
 PROG = "make_plots.py"
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "docs", "measurements"))
+import measurements  # noqa: E402  (the one reader of the measurement CSVs)
 WORK_SCHEMA = "scanlab.work_efficiency/1"
 TRACE_SCHEMA = "scanlab.trace/1"
 ALL_PLOTS = ("work", "steps", "trace", "bandwidth")
@@ -73,7 +75,7 @@ STYLE = {
     "compact_persistent": ("#843c39", "H"),
     "compact_single_pass": ("#d6616b", "*"),
     "compact": ("#e7969c", "o"),
-    "partition_persistent": ("#17becf", "H"),
+    "partition_persistent": ("#0b7285", "H"),
     "partition_single_pass": ("#393b79", "*"),
     "partition": ("#6b6ecf", "o"),
     "segmented_scan": ("#637939", "*"),
@@ -197,58 +199,11 @@ def check_trace(doc, path):
     return doc
 
 
-def to_number(text, path, line, column, kind=float):
-    try:
-        value = kind(text)
-    except (TypeError, ValueError):
-        raise PlotError(f"{path}:{line}: column '{column}' is {text!r}, not a number")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise PlotError(f"{path}:{line}: column '{column}' is {text!r}, not a finite number")
-    return value
-
-
-def read_bandwidth_csv(path):
-    """Rows (device, algorithm, type, n, gbps) of a timing CSV, or None if it is another kind of CSV
-    (the 11.3 work table). Emulator and unverified rows are dropped."""
-    try:
-        with open(path, newline="", encoding="utf-8") as f:
-            reader = csv.DictReader(f)
-            header = reader.fieldnames
-            if not header:
-                raise PlotError(f"{path} is empty (expected a header line with device,algorithm,n,gbps)")
-            if "work_measured" in header:
-                return None  # scanlab_11_3 --csv: the work table, drawn from its JSON
-            missing = [c for c in ("device", "algorithm", "n", "gbps") if c not in header]
-            if missing:
-                raise PlotError(f"{path}: the header has no column {', '.join(missing)} "
-                                f"(a timing CSV needs device, algorithm, n, gbps)")
-            rows = []
-            for line, r in enumerate(reader, start=2):
-                if None in r or any(r.get(c) is None for c in header):
-                    raise PlotError(f"{path}:{line}: {len(header)} columns expected, the line has a different count")
-                if r.get("backend", "cuda") == "cpu":
-                    continue
-                if r.get("verified", "true").strip().lower() not in ("true", "1", "yes"):
-                    continue
-                n = to_number(r["n"], path, line, "n", int)
-                gbps = to_number(r["gbps"], path, line, "gbps")
-                device = r["device"].strip()
-                if r.get("cuda_version"):
-                    device = f"{device}, CUDA {r['cuda_version'].strip()}"
-                rows.append((device, r["algorithm"].strip(), r.get("type", "").strip(), n, gbps))
-            return rows
-    except UnicodeDecodeError:
-        raise PlotError(f"{path} is not a text CSV file")
-    except csv.Error as e:
-        raise PlotError(f"{path}: not valid CSV ({e})")
-    except OSError as e:
-        raise PlotError(f"cannot read {path}: {e.strerror}")
-
-
-def load(data_dir, gpu_dir):
+def load(data_dir):
+    """The work and trace JSON files and the timing runs (measurements.Run, one per CSV) in data_dir."""
     if not os.path.isdir(data_dir):
         raise PlotError(f"--data {data_dir} is not a folder (give the folder the programs wrote their JSON/CSV to)")
-    work, traces, bandwidth, notes = [], [], [], []
+    work, traces, runs, notes = [], [], [], []
     for path in sorted(glob.glob(os.path.join(data_dir, "*.json"))):
         doc = read_json(path)
         schema = doc.get("schema") if isinstance(doc, dict) else None
@@ -258,16 +213,24 @@ def load(data_dir, gpu_dir):
             traces.append((path, check_trace(doc, path)))
         else:
             notes.append(f"{os.path.basename(path)}: not a work or trace file, passed over")
-    csv_paths = sorted(glob.glob(os.path.join(data_dir, "*.csv")))
-    if gpu_dir and os.path.isdir(gpu_dir) and os.path.abspath(gpu_dir) != os.path.abspath(data_dir):
-        csv_paths += sorted(glob.glob(os.path.join(gpu_dir, "*.csv")))
-    for path in csv_paths:
-        if "_sweep_" in os.path.basename(path):
-            continue
-        rows = read_bandwidth_csv(path)
-        if rows:
-            bandwidth.extend(rows)
-    return work, traces, bandwidth, notes
+    for path in sorted(glob.glob(os.path.join(data_dir, "*.csv"))):
+        if "_sweep_" not in os.path.basename(path):
+            run = read_run(path)
+            if run is not None and any(r.verified and r.backend != "cpu" for r in run.rows):
+                runs.append(run)
+    return work, traces, runs, notes
+
+
+def read_run(path):
+    """The timing run of one CSV (docs/measurements/measurements.py reads it), None if the CSV is of
+    another kind; a malformed one is a PlotError."""
+    try:
+        run = measurements.read_timings(path)
+        if run is not None:
+            run.table()  # (a key measured twice in one run is an error)
+        return run
+    except measurements.MeasurementError as e:
+        raise PlotError(str(e)) from None
 
 
 # ---- drawing --------------------------------------------------------------------------------------
@@ -599,28 +562,63 @@ def plot_trace(run, source, out_dir, written):
     return True
 
 
-# The section figures the docs pages show (chapters/*/README.md): name -> (title, element type,
-# algorithms in the CSVs, first found of each entry wins). The copy is the ceiling every scan is
-# measured against.
+# ---- the GPU runs: GB/s against n ------------------------------------------------------------------
+# Every figure draws one run (one CSV, one run of a program) and every point of it that it draws a
+# curve for: a point the run lacks is a gap in that curve, never a cut of the others. Below the GB/s
+# (log-log) the same n compared on a linear axis: the time over CUB's and the share of the copy's
+# bandwidth, when the run has them, else the time over one kernel's of the run. Each figure's caption
+# is written beside it (STEM.caption), from the CSV, for the page (docs/make_pages.py).
+
+class Figure:
+    """A figure of the section pages: one CSV of plots/data/, one element type, the algorithms drawn
+    (as the CSV names them; those it lacks are not drawn, and the caption says so), and the kernel
+    whose time the others are compared with when the run has neither CUB nor a copy."""
+
+    def __init__(self, csv, dtype, title, algorithms, over=None):
+        self.csv, self.dtype, self.title, self.algorithms, self.over = csv, dtype, title, algorithms, over
+
+
+IN_BLOCK_RUN = "h100_in_block_sections_2026-11-23.csv"
+SECTIONS_RUN = "h100_sections_2026-11-23.csv"
 SECTION_FIGURES = {
-    "kogge_stone_variants": ("Kogge-Stone (11.2): Fig. 11.3, double buffering and warp shuffles", "int32", [
-        ["kogge_stone"], ["kogge_stone_double_buffer"], ["kogge_stone_warp_shuffle"], ["memcpy"]]),
-    "kogge_stone_vs_brent_kung": ("Kogge-Stone (11.2) against Brent-Kung (11.4) and the coarsened scan (11.5)",
-                                  "int32", [
-        ["kogge_stone"], ["brent_kung"], ["brent_kung_padded"], ["coarsened"], ["memcpy"]]),
-    "coarsened_shapes": ("Coarsened scan (11.5): threads x elements per thread", "int32", [
-        ["coarsened"], ["coarsened_256x4"], ["coarsened_64x16"], ["brent_kung_padded"], ["memcpy"]]),
-    "hierarchical_bandwidth": ("Hierarchical scan (11.6) with each block scan, against CUB", "int32", [
-        ["11.6/hierarchical_coarsened"], ["11.6/hierarchical_brent_kung"], ["11.6/hierarchical_kogge_stone"],
-        ["cub_inclusive_sum"], ["memcpy"]]),
-    "single_pass_bandwidth": ("Single pass (11.7) against the hierarchical scan (11.6)", "int32", [
-        ["11.7/single_pass"], ["11.6/hierarchical_coarsened"], ["11.8/decoupled_lookback", "decoupled_lookback"],
-        ["memcpy"]]),
-    "decoupled_lookback_bandwidth": ("Decoupled look-back (11.8) against the domino scan, CUB and Thrust", "int32", [
-        ["11.8/decoupled_lookback", "decoupled_lookback"],
-        ["11.8/persistent_pipelined", "persistent_pipelined", "persistent"], ["11.7/single_pass"], ["cub_inclusive_sum"],
-        ["thrust_inclusive_scan"], ["memcpy"]]),
+    "kogge_stone_variants": Figure(IN_BLOCK_RUN, "int32", "Kogge-Stone (11.2): Fig. 11.3, double buffering and warp "
+                                   "shuffles", ("kogge_stone", "kogge_stone_double_buffer", "kogge_stone_warp_shuffle"),
+                                   over="kogge_stone"),
+    "kogge_stone_vs_brent_kung": Figure(IN_BLOCK_RUN, "int32", "Kogge-Stone (11.2), Brent-Kung (11.4) and the "
+                                        "coarsened scan (11.5)",
+                                        ("kogge_stone", "brent_kung", "brent_kung_padded", "coarsened"), over="brent_kung"),
+    "coarsened_shapes": Figure(IN_BLOCK_RUN, "int32", "Coarsened scan (11.5): threads x elements per thread",
+                               ("coarsened", "coarsened_256x4", "coarsened_64x16", "brent_kung_padded"),
+                               over="brent_kung_padded"),
+    "hierarchical_bandwidth": Figure(SECTIONS_RUN, "int32", "Hierarchical scan (11.6) with each block scan",
+                                     ("11.6/hierarchical_coarsened", "11.6/hierarchical_brent_kung",
+                                      "11.6/hierarchical_kogge_stone", "cub_inclusive_sum", "memcpy")),
+    "single_pass_bandwidth": Figure(SECTIONS_RUN, "int32", "Single pass (11.7) against the hierarchical scan (11.6) "
+                                    "and the decoupled look-back (11.8)",
+                                    ("11.7/single_pass", "11.6/hierarchical_coarsened", "11.8/decoupled_lookback",
+                                     "cub_inclusive_sum", "memcpy")),
+    "full_scans_bandwidth": Figure(SECTIONS_RUN, "int32", "Every full scan of the lab (11.6, 11.7, 11.8)",
+                                   ("11.6/hierarchical_coarsened", "11.6/hierarchical_brent_kung",
+                                    "11.6/hierarchical_kogge_stone", "11.7/single_pass", "11.8/decoupled_lookback",
+                                    "cub_inclusive_sum", "memcpy")),
+    "decoupled_lookback_bandwidth": Figure("h100_bench_2026-11-23.csv", "int32", "Decoupled look-back (11.8) against "
+                                           "CUB and Thrust",
+                                           ("decoupled_lookback", "cub_inclusive_sum", "thrust_inclusive_scan",
+                                            "memcpy")),
 }
+# Section 11.9 against CUB (bandwidth_applications): the run, and the applications of each panel with
+# their CUB counterpart first. Their GB/s counts the bytes each job must move (compaction: n read and
+# the kept elements written; partition: 2n; segmented scan: values and heads read, values written), the
+# copy's 2 n sizeof(T): so a curve at the copy's height moves its bytes as fast as a copy would.
+APPLICATIONS_RUN = "h100_applications_2026-11-26.csv"
+APPLICATION_PANELS = (
+    ("stream compaction, keep x < 0 (about half)",
+     ("cub_select_if", "11.9/compact_persistent", "11.9/compact_single_pass", "11.9/compact")),
+    ("stable partition, the same predicate",
+     ("cub_partition_if", "11.9/partition_persistent", "11.9/partition_single_pass", "11.9/partition")),
+    ("segmented inclusive sum, a head in about 1 of 128", ("cub_inclusive_sum_by_key", "11.9/segmented_scan")),
+)
+APPLICATIONS = {name for _, names in APPLICATION_PANELS for name in names}
 LABEL_OF = {
     "kogge_stone": "Kogge-Stone, Fig. 11.3 (11.2)", "kogge_stone_double_buffer": "Kogge-Stone, double buffer (11.2)",
     "kogge_stone_warp_shuffle": "Kogge-Stone, warp shuffles (11.2)", "brent_kung": "Brent-Kung (11.4)",
@@ -631,7 +629,7 @@ LABEL_OF = {
     "hierarchical_coarsened": "hierarchical, coarsened (11.6)", "single_pass": "single pass, domino (11.7)",
     "decoupled_lookback": "decoupled look-back (11.8)", "cub_inclusive_sum": "CUB InclusiveSum",
     "cub_inclusive_scan_max": "CUB InclusiveScan, max", "thrust_inclusive_scan": "Thrust inclusive_scan",
-    "memcpy": "copy (cudaMemcpy, the ceiling)", "persistent": "persistent pipelined, TMA (11.8)",
+    "memcpy": "copy (cudaMemcpy)", "persistent": "persistent pipelined, TMA (11.8)",
     "compact_persistent": "compaction, persistent on 11.8's ring (11.9)",
     "compact_single_pass": "compaction, one launch (11.9)", "compact": "compaction, three steps (11.9)",
     "partition_persistent": "partition, persistent on 11.8's ring (11.9)",
@@ -639,159 +637,298 @@ LABEL_OF = {
     "segmented_scan": "segmented scan, one launch (11.9)", "cub_select_if": "CUB DeviceSelect::If",
     "cub_partition_if": "CUB DevicePartition::If", "cub_inclusive_sum_by_key": "CUB InclusiveSumByKey",
 }
-
-# Section 11.9's applications (scanlab_bench rows): a figure of their own, never mixed into the scans'
-# panels. Their GB/s counts the bytes each job must move (compaction: n read and the kept elements
-# written; partition: 2n; segmented scan: values and heads read, values written), the copy's 2 n
-# sizeof(T): so a curve at the copy's height moves its bytes as fast as a copy would.
-APPLICATION_PANELS = (
-    ("stream compaction, keep x < 0 (about half)",
-     ("cub_select_if", "11.9/compact_persistent", "11.9/compact_single_pass", "11.9/compact")),
-    ("stable partition, the same predicate",
-     ("cub_partition_if", "11.9/partition_persistent", "11.9/partition_single_pass", "11.9/partition")),
-    ("segmented inclusive sum, a head in about 1 of 128", ("cub_inclusive_sum_by_key", "11.9/segmented_scan")),
-)
-APPLICATIONS = {name for _, names in APPLICATION_PANELS for name in names}
+LEGEND_SIZE = 10  # points: at least 10 px on a page that shows the figure at about 850 px
 
 
 def label_of(algorithm):
     return LABEL_OF.get(base_name(algorithm), algorithm)
 
 
-def bandwidth_axes(ax, title):
+def log2_axis(ax):
+    """n on a log2 axis, a labelled tick at every other power of two (2^10, 2^12, ...)."""
+    import matplotlib.ticker as ticker
     ax.set_xscale("log", base=2)
-    ax.set_yscale("log")  # from a few GB/s at small n to thousands: decades
-    ax.set_xlabel("n (elements scanned)")
-    ax.set_ylabel("GB/s = 2 n sizeof(T) / median time")
-    ax.set_title(title, fontsize=10)
-    ax.grid(True, which="both", alpha=0.25)
+    ax.xaxis.set_major_locator(ticker.LogLocator(base=2, numticks=40))
+    ax.xaxis.set_major_formatter(ticker.FuncFormatter(
+        lambda v, _: f"$2^{{{round(math.log2(v))}}}$" if v > 0 and round(math.log2(v)) % 2 == 0 else ""))
+    ax.xaxis.set_minor_locator(ticker.NullLocator())
 
 
-def common_range(curves):
-    """The n range every curve covers (so no curve seems to stop or start early)."""
-    lo = max(min(points) for points in curves.values())
-    hi = min(max(points) for points in curves.values())
-    return {name: {n: v for n, v in points.items() if lo <= n <= hi} for name, points in curves.items()}
+def gbps_axes(ax, title):
+    """GB/s on a log axis (its ticks: log_ticks, once the curves are drawn)."""
+    log2_axis(ax)
+    ax.set_yscale("log")
+    ax.set_ylabel("GB/s (log)")
+    ax.set_title(title, fontsize=11)
+    ax.grid(True, which="major", alpha=0.3)
 
 
-def draw_curves(ax, curves):
-    """One curve per algorithm, in its own colour and marker; a line only where the measured points
-    are close enough (at most a factor 4 apart) to draw one, else markers alone."""
-    for name, points in curves.items():
-        ns = sorted(points)
-        if not ns:
+def log_ticks(ax):
+    """Labelled ticks on a log y axis, written out (20, 50, 100, not 10^2): at 1, 2 and 5 times each
+    power of ten over several decades, more where the curves span less."""
+    import matplotlib.ticker as ticker
+    lo, hi = ax.get_ylim()
+    decades = math.log10(hi / lo)
+    subs = (1, 2, 5) if decades > 2 else (1, 2, 3, 5, 7) if decades > 1 else (1, 1.5, 2, 3, 4, 5, 6, 7, 8, 9)
+    ax.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=subs, numticks=40))
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_locator(ticker.NullLocator())
+
+
+def with_gaps(ns, values):
+    """x and y of one curve, with a NaN between two points further apart than the curve's usual step
+    (the median ratio of neighbouring n): a missing point is a gap in the line, never bridged."""
+    if len(ns) < 3:
+        return list(ns), list(values)
+    steps = sorted(b / a for a, b in zip(ns, ns[1:]))
+    usual = steps[len(steps) // 2]
+    xs, ys = [ns[0]], [values[0]]
+    for (a, b), v in zip(zip(ns, ns[1:]), values[1:]):
+        if b / a > 1.5 * usual:
+            xs.append(math.sqrt(a * b))
+            ys.append(float("nan"))
+        xs.append(b)
+        ys.append(v)
+    return xs, ys
+
+
+def draw_points(ax, algorithm, points, label=True):
+    """One curve: every point given ({n: value}), a line between neighbours, a gap where one is missing."""
+    ns = sorted(points)
+    if not ns:
+        return
+    colour, marker = style_of(algorithm)
+    xs, ys = with_gaps(ns, [points[n] for n in ns])
+    ax.plot(xs, ys, ("--" if base_name(algorithm) == "memcpy" else "-") + marker, color=colour,
+            ms=7 if marker == "*" else 5.5, lw=1.4, mec="black", mew=0.4,
+            label=label_of(algorithm) if label else "_nolegend_")
+
+
+def references(algorithms, over=None):
+    """The comparisons at the same n the figure draws below its GB/s: [(reference, what, kind)]."""
+    refs = []
+    cub = next((a for a in algorithms if base_name(a).startswith("cub_")), None)
+    if cub:
+        refs.append((cub, f"time over {label_of(cub)}'s", "time"))
+    if any(base_name(a) == "memcpy" for a in algorithms):
+        refs.append((next(a for a in algorithms if base_name(a) == "memcpy"), "share of the copy's bandwidth",
+                     "share"))
+    if not refs and over in algorithms:
+        refs.append((over, f"time over {label_of(over)}'s", "time"))
+    return refs
+
+
+def ratio_points(run, dtype, algorithm, reference, kind):
+    """{n: value} at every n where the run has both: the time over the reference's, or the share (%)
+    of the reference's GB/s (the copy's: both count the bytes the job must move)."""
+    mine, theirs = run.points(algorithm, dtype), run.points(reference, dtype)
+    if kind == "time":
+        return {n: r.median_us / theirs[n].median_us for n, r in mine.items() if n in theirs}
+    return {n: 100 * r.gbps / theirs[n].gbps for n, r in mine.items() if n in theirs}
+
+
+RATIO_CAP = 6  # the time over a reference's on a linear axis up to this; a curve above it is named
+
+
+def draw_ratio(ax, run, dtype, algorithms, reference, what, kind):
+    """The same n compared on a linear axis: one curve per algorithm but the reference, and a line at
+    the reference's own value (1, or 100%). A time ratio above RATIO_CAP is drawn at the top edge's
+    far side and named in the panel. Returns (the algorithms with no n in common with the reference,
+    [(algorithm, its largest ratio)] of those off the scale)."""
+    log2_axis(ax)
+    ax.axhline(1 if kind == "time" else 100, color="black", lw=0.9, ls=":")
+    apart, off, top = [], [], 0
+    for a in algorithms:
+        if a == reference or (kind == "share" and base_name(a) == "memcpy"):
             continue
-        colour, marker = style_of(name)
-        dense = all(b <= 4 * a for a, b in zip(ns, ns[1:]))
-        style = "--" if base_name(name) == "memcpy" else "-"
-        line = dense and len(ns) > 1
-        # Markers alone are drawn larger and on top, so that the lines do not hide them.
-        ax.plot(ns, [statistics.median(points[n]) for n in ns], (style if line else "") + marker,
-                color=colour, ms=(6 if marker == "*" else 4.5) if line else 7, lw=1.3, zorder=2 if line else 4,
-                mec="black" if not line else colour, mew=0.5, label=label_of(name))
-    ax.legend(fontsize=7.5, loc="lower right")
+        points = ratio_points(run, dtype, a, reference, kind)
+        if not points:
+            apart.append(a)
+            continue
+        draw_points(ax, a, points, label=False)
+        top = max(top, max(points.values()))
+        if kind == "time" and max(points.values()) > RATIO_CAP:
+            off.append((a, max(points.values())))
+    if off:
+        ax.set_ylim(0, RATIO_CAP * 1.05)
+        ax.text(0.02, 0.97, "off the scale: " + "; ".join(f"{label_of(a)}, up to {r:.1f}x" for a, r in off),
+                transform=ax.transAxes, va="top", fontsize=9, bbox={"fc": "white", "ec": "0.7", "alpha": 0.9})
+    else:
+        ax.set_ylim(0, max(top, 1 if kind == "time" else 100) * 1.08)
+    ax.set_ylabel(("time / reference's" if kind == "time" else "% of the copy's GB/s") + "\n(linear)")
+    ax.set_title(what + " at the same n" + (" (lower is faster)" if kind == "time" else ""), fontsize=10.5)
+    ax.grid(True, alpha=0.3)
+    ax.set_xlabel("n (elements)")
+    return apart, off
 
 
-def plot_bandwidth(rows, out_dir, written):
-    """Per device and element type, a figure with the full scans and one with the in-block section
-    kernels (at most MAX_CURVES each); then the section figures (the pages' names) for the device
-    with the most rows."""
+def n_span(ns):
+    return measurements.n_text(ns[0]) if len(ns) == 1 else f"{measurements.n_text(ns[0])} to {measurements.n_text(ns[-1])}"
+
+
+def drawn_text(run, dtype, algorithms):
+    """What a panel draws: the curves (as the CSV names them) grouped by the n the run has of them."""
+    groups = {}
+    for a in algorithms:
+        groups.setdefault(tuple(sorted(run.points(a, dtype))), []).append(a)
+    parts = []
+    for ns, labels in groups.items():
+        parts.append(f"{', '.join(labels)} ({len(ns)} n{' each' if len(labels) > 1 else ''}, {n_span(ns)})")
+    return "; ".join(parts)
+
+
+def caption(run, dtype, algorithms, refs, apart, off=(), missing=()):
+    """What the figure draws, from its CSV: the run (file, device, date, timing), each curve's points,
+    the comparisons below, and what it could not draw."""
+    parts = [f"One run, {run.rel}: {run.summary(algorithms)}.",
+             f"Drawn ({dtype}): every point the run has of {drawn_text(run, dtype, algorithms)}."]
+    if refs:
+        parts.append("Below: " + " and ".join(what for _, what, _ in refs) + " at every n where both were measured.")
+    for reference, others in apart:
+        parts.append(f"Not compared with {reference} (no point at the same n): {', '.join(others)}.")
+    if off:
+        parts.append(f"Above {RATIO_CAP}x, off the linear scale: " +
+                     ", ".join(f"{a} (up to {r:.1f}x)" for a, r in off) + ".")
+    if missing:
+        parts.append(f"The run has no {', '.join(missing)} of {dtype}.")
+    return " ".join(parts)
+
+
+def write_caption(out_dir, stem, text):
+    with open(os.path.join(out_dir, stem + ".caption"), "w", encoding="utf-8") as f:
+        f.write(text + "\n")
+
+
+def comparison_figure(run, dtype, algorithms, title, over=None, missing=()):
+    """GB/s against n (log-log) of each algorithm on top, the comparisons at the same n below; and its
+    caption."""
     import matplotlib.pyplot as plt
-    curves = {}  # (device, type) -> {algorithm: {n: [gbps]}}
-    applications = {}  # the same, for the applications' figure (with their run's copy)
-    for device, algorithm, dtype, n, gbps in rows:
-        if algorithm in APPLICATIONS:
-            applications.setdefault((device, dtype), {}).setdefault(algorithm, {}).setdefault(n, []).append(gbps)
-        else:
-            curves.setdefault((device, dtype), {}).setdefault(algorithm, {}).setdefault(n, []).append(gbps)
-    for (device, dtype), by_algorithm in applications.items():
-        copy = curves.get((device, dtype), {}).get("memcpy")
-        if copy:
-            by_algorithm["memcpy"] = copy
-    for (device, dtype), by_algorithm in sorted(curves.items()):
-        # One curve per kernel: of two names of one algorithm (the benchmark's and the sections'
-        # runs), the one with more points.
-        for a in sorted(by_algorithm):
-            twins = [b for b in by_algorithm if b != a and base_name(b) == base_name(a)]
-            if any(len(by_algorithm[b]) >= len(by_algorithm[a]) for b in twins):
-                del by_algorithm[a]
-        copy = {a: p for a, p in by_algorithm.items() if base_name(a) == "memcpy"}
-        cub = {a: p for a, p in by_algorithm.items() if base_name(a) == "cub_inclusive_sum"}
-        lookback = {a: p for a, p in by_algorithm.items() if base_name(a) == "decoupled_lookback"}
-        scans = {a: p for a, p in by_algorithm.items() if base_name(a) != "memcpy"}
-        in_block = {a: p for a, p in scans.items() if is_in_block(a)}
-        libraries = {a: p for a, p in scans.items() if base_name(a).startswith(LIBRARIES)}
-        full = {a: p for a, p in scans.items() if a not in in_block and a not in libraries}
-        slug = re.sub(r"[^A-Za-z0-9]+", "_", f"{device} {dtype}").strip("_").lower() or "gpu"
-        # Each panel: its scans, with the copy (and CUB, or the lab's look-back) for reference.
-        for kind, group, refs, what in (("", full, cub, "the lab's full scans of the array"),
-                                        ("_in_block", in_block, {}, "one block per section, many per launch"),
-                                        ("_libraries", libraries, lookback, "the libraries' scans")):
-            if not group or (kind == "_libraries" and not lookback and not full):
-                continue
-            names = sorted(group, key=lambda a: ("_max" in a, a))[:MAX_CURVES - 1 - len(refs)]
-            chosen = {a: group[a] for a in names}
-            chosen.update({a: p for a, p in refs.items() if a not in chosen})
-            chosen.update(copy)
-            fig, ax = plt.subplots(figsize=(9, 5.5))
-            bandwidth_axes(ax, f"Scan bandwidth, {what}\n{device}" + (f", {dtype}" if dtype else ""))
-            draw_curves(ax, common_range(chosen))
-            save(fig, out_dir, f"bandwidth_{slug}{kind}", written)
+    refs = references(algorithms, over)
+    fig = plt.figure(figsize=(10, 9.5 if refs else 6))
+    grid = fig.add_gridspec(2 if refs else 1, max(1, len(refs)), height_ratios=[1.5, 1] if refs else [1],
+                            hspace=0.35, wspace=0.28)
+    ax = fig.add_subplot(grid[0, :])
+    gbps_axes(ax, f"{title}\n{run.device_text(algorithms)}, {run.days_text(algorithms)}, {dtype}")
+    for a in algorithms:
+        draw_points(ax, a, {n: r.gbps for n, r in run.points(a, dtype).items()})
+    log_ticks(ax)
+    ax.legend(fontsize=LEGEND_SIZE, loc="upper left", framealpha=0.9)
+    apart, off = [], []
+    for k, (reference, what, kind) in enumerate(refs):
+        below = fig.add_subplot(grid[1, k], sharex=ax)
+        others, above = draw_ratio(below, run, dtype, algorithms, reference, what, kind)
+        if others:
+            apart.append((reference, others))
+        off += above
+    ax.set_xlabel("n (elements scanned)")
+    return fig, caption(run, dtype, algorithms, refs, apart, off, missing)
 
-    counts = {}
-    for device, *_ in rows:
-        counts[device] = counts.get(device, 0) + 1
-    device = max(sorted(counts), key=lambda d: counts[d])
-    for stem, (title, dtype, wanted) in SECTION_FIGURES.items():
-        by_algorithm = curves.get((device, dtype), {})
-        found = {}
-        for names in wanted:
-            name = next((a for a in names if a in by_algorithm), None)
-            if name:
-                found[name] = by_algorithm[name]
-        if not any(base_name(a) != "memcpy" for a in found):
-            continue  # none of the section's algorithms was measured on this device
-        fig, ax = plt.subplots(figsize=(9, 5.5))
-        bandwidth_axes(ax, f"{title}: GB/s against n\n{device}, {dtype}")
-        draw_curves(ax, common_range(found))
+
+def draw_section_figures(gpu_dir, out_dir, written, notes):
+    """The figures the section pages show (SECTION_FIGURES and bandwidth_applications), each from its
+    CSV in gpu_dir."""
+    for stem, spec in SECTION_FIGURES.items():
+        path = os.path.join(gpu_dir, spec.csv)
+        if not os.path.isfile(path):
+            notes.append(f"{stem}: no {spec.csv} in {gpu_dir}: not drawn")
+            continue
+        run = read_run(path)
+        have = [a for a in spec.algorithms if run.points(a, spec.dtype)]
+        missing = [a for a in spec.algorithms if a not in have]
+        if not have:
+            raise PlotError(f"{stem}: {spec.csv} has none of {', '.join(spec.algorithms)} ({spec.dtype})")
+        fig, text = comparison_figure(run, spec.dtype, have, spec.title, spec.over, missing)
         save(fig, out_dir, stem, written)
-    if applications:
-        plot_applications(applications, out_dir, written)
+        write_caption(out_dir, stem, text)
+    path = os.path.join(gpu_dir, APPLICATIONS_RUN)
+    if os.path.isfile(path):
+        run = read_run(path)
+        fig, text = application_figure(run)
+        save(fig, out_dir, "bandwidth_applications", written)
+        write_caption(out_dir, "bandwidth_applications", text)
+    else:
+        notes.append(f"bandwidth_applications: no {APPLICATIONS_RUN} in {gpu_dir}: not drawn")
 
 
-def plot_applications(curves, out_dir, written):
-    """Section 11.9 against CUB: per device, one row of panels per element type (compaction,
-    partition, segmented scan), each with the copy. The device with the most rows also gives the
-    section page's figure, bandwidth_applications."""
+def draw_run_figures(run, out_dir, written):
+    """The figures of one run of the --data folder (a run of your own): per element type the lab's
+    full scans, its in-block kernels and the libraries' scans (at most MAX_CURVES each, with the copy
+    and CUB where the run has them), and 11.9's applications."""
+    slug = re.sub(r"[^A-Za-z0-9]+", "_", run.name).strip("_").lower() or "gpu"
+    if any(r.algorithm in APPLICATIONS for r in run.rows):
+        fig, text = application_figure(run)
+        save(fig, out_dir, f"bandwidth_{slug}_applications", written)
+        write_caption(out_dir, f"bandwidth_{slug}_applications", text)
+    for dtype in run.types:
+        drawn = [a for a in run.algorithms(dtype) if run.points(a, dtype) and a not in APPLICATIONS
+                 and base_name(a) != "cub_inclusive_sum_by_key"]
+        copy = [a for a in drawn if base_name(a) == "memcpy"]
+        cub = [a for a in drawn if base_name(a) == "cub_inclusive_sum"]
+        scans = [a for a in drawn if a not in copy]
+        in_block = [a for a in scans if is_in_block(a)]
+        libraries = [a for a in scans if base_name(a).startswith(LIBRARIES)]
+        full = [a for a in scans if a not in in_block and a not in libraries]
+        for kind, group, refs, what in (("", full, cub, "the lab's full scans of the array"),
+                                        ("_in_block", in_block, [], "one block per section, many per launch"),
+                                        ("_libraries", libraries, [], "the libraries' scans")):
+            if not group:
+                continue
+            chosen = sorted(group, key=lambda a: ("_max" in a, a))[:MAX_CURVES - len(copy) - len(refs)]
+            chosen += [a for a in refs if a not in chosen] + copy
+            stem = f"bandwidth_{slug}_{re.sub(r'[^A-Za-z0-9]+', '_', dtype).lower() or 'any'}{kind}"
+            fig, text = comparison_figure(run, dtype, chosen, f"Scan bandwidth, {what}")
+            save(fig, out_dir, stem, written)
+            write_caption(out_dir, stem, text)
+
+
+def application_figure(run):
+    """Section 11.9 against CUB, one run: per element type a row of panels (compaction, partition,
+    segmented scan) of GB/s with the copy, and under it each one's time over its CUB counterpart's; one
+    legend for all (an algorithm has one colour and marker in every panel)."""
     import matplotlib.pyplot as plt
-    devices = {}
-    for device, dtype in curves:
-        devices.setdefault(device, []).append(dtype)
-    size = {d: sum(len(p) for t in devices[d] for p in curves[(d, t)].values()) for d in devices}
-    main_device = max(sorted(devices), key=lambda d: size[d])
-    for device, dtypes in sorted(devices.items()):
-        slug = re.sub(r"[^A-Za-z0-9]+", "_", device).strip("_").lower() or "gpu"
-        stems = [f"bandwidth_{slug}_applications"] + (["bandwidth_applications"] if device == main_device else [])
-        for stem in stems:
-            save(application_figure(curves, device, dtypes), out_dir, stem, written)
-
-
-def application_figure(curves, device, dtypes):
-    import matplotlib.pyplot as plt
-    dtypes = sorted(dtypes, key=lambda t: (t != "int32", t))
-    fig, axes = plt.subplots(len(dtypes), len(APPLICATION_PANELS), figsize=(16, 4.8 * len(dtypes)), squeeze=False)
+    dtypes = sorted((t for t in run.types if any(run.points(a, t) for a in APPLICATIONS)),
+                    key=lambda t: (t != "int32", t))
+    fig, axes = plt.subplots(2 * len(dtypes), len(APPLICATION_PANELS), figsize=(13, 1.2 + 8 * len(dtypes)),
+                             squeeze=False, gridspec_kw={"height_ratios": [1.5, 1] * len(dtypes)})
+    drawn, apart, off, legend = [], [], [], {}
     for row, dtype in enumerate(dtypes):
-        by_algorithm = curves[(device, dtype)]
         for col, (what, names) in enumerate(APPLICATION_PANELS):
-            ax = axes[row][col]
-            chosen = {a: by_algorithm[a] for a in names + ("memcpy",) if a in by_algorithm}
-            bandwidth_axes(ax, f"{what}, {dtype}")
-            ax.set_ylabel("GB/s = bytes the job moves / median time")
-            if any(a != "memcpy" for a in chosen):
-                draw_curves(ax, common_range(chosen))
-    fig.suptitle(f"Section 11.9 against CUB: GB/s against n (log-log)\n{device}", fontsize=11)
-    fig.tight_layout()
-    return fig
+            ax, below = axes[2 * row][col], axes[2 * row + 1][col]
+            chosen = [a for a in names + ("memcpy",) if run.points(a, dtype)]
+            gbps_axes(ax, f"{what},\n{dtype}")
+            ax.set_ylabel("GB/s of the bytes moved (log)")
+            for a in chosen:
+                draw_points(ax, a, {n: r.gbps for n, r in run.points(a, dtype).items()})
+                drawn.append((a, dtype))
+            log_ticks(ax)
+            for handle, label in zip(*ax.get_legend_handles_labels()):
+                legend.setdefault(label, handle)
+            below.sharex(ax)
+            cub = names[0]
+            if run.points(cub, dtype):
+                others, above = draw_ratio(below, run, dtype, [a for a in chosen if a != "memcpy"], cub,
+                                           f"time over {label_of(cub)}'s", "time")
+                below.set_title(f"time over {label_of(cub)}'s", fontsize=10.5)
+                if others:
+                    apart.append((cub, others))
+                off += [(f"{a} ({dtype})", r) for a, r in above]
+    fig.suptitle(f"Section 11.9 against CUB: GB/s against n (log-log), and the time over CUB's at the same n "
+                 f"(linear, lower is faster)\n{run.device_text()}, {run.days_text()}", fontsize=12)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 1.6 / (1.2 + 8 * len(dtypes))))
+    fig.legend(list(legend.values()), list(legend.keys()), loc="upper center", ncol=3, fontsize=LEGEND_SIZE + 1,
+               bbox_to_anchor=(0.5, 1 - 0.75 / (1.2 + 8 * len(dtypes))), frameon=False)
+    algorithms = list(dict.fromkeys(a for a, _ in drawn))
+    parts = [f"One run, {run.rel}: {run.summary(algorithms)}."]
+    for dtype in dtypes:
+        parts.append(f"Drawn ({dtype}): every point the run has of "
+                     f"{drawn_text(run, dtype, list(dict.fromkeys(a for a, t in drawn if t == dtype)))}.")
+    parts.append("Under each panel: the time over its CUB counterpart's at every n where both were measured.")
+    for reference, others in apart:
+        parts.append(f"Not compared with {reference} (no point at the same n): {', '.join(others)}.")
+    if off:
+        parts.append(f"Above {RATIO_CAP}x, off the linear scale: " +
+                     ", ".join(f"{a} (up to {r:.1f}x)" for a, r in off) + ".")
+    return fig, " ".join(parts)
 
 
 def main(argv=None):
@@ -808,7 +945,7 @@ def main(argv=None):
         unknown = [w for w in wanted if w not in ALL_PLOTS]
         if unknown:
             raise PlotError(f"--only: unknown plot {', '.join(unknown)} (choose from {', '.join(ALL_PLOTS)})")
-        work, traces, bandwidth, notes = load(args.data, args.gpu_data)
+        work, traces, runs, notes = load(args.data)
         if ("work" in wanted or "steps" in wanted) and not work:
             raise PlotError(f"no work-efficiency JSON in {args.data} "
                             "(write one with: scanlab_11_3 --json DIR/work_efficiency.json)")
@@ -836,9 +973,12 @@ def main(argv=None):
             if drawn == 0:
                 raise PlotError("the trace files hold no traced array to draw")
         if "bandwidth" in wanted:
-            if bandwidth:
-                plot_bandwidth(bandwidth, args.out, written)
-            else:
+            for run in runs:
+                draw_run_figures(run, args.out, written)
+            named = [f.csv for f in SECTION_FIGURES.values()] + [APPLICATIONS_RUN]
+            if os.path.isdir(args.gpu_data) and any(os.path.isfile(os.path.join(args.gpu_data, c)) for c in named):
+                draw_section_figures(args.gpu_data, args.out, written, notes)
+            elif not runs:
                 print(f"{PROG}: bandwidth: no GPU timing CSV in {args.data} or {args.gpu_data}: skipped")
         for note in notes:
             print(f"{PROG}: {note}")

@@ -2,14 +2,18 @@
 """Tests of make_plots.py (ctest: plots.make_plots, label "plots").
 
 Draws every figure headless from the small data in plots/testdata/ (written by scanlab_11_3 and a
-made-up GPU CSV) and checks each image is a real, non-blank PNG; checks the bandwidth figures of the
-committed GPU runs (plots/data/) are readable: at most MAX_CURVES curves per panel, one colour and
-marker per algorithm in every figure, every curve of a panel over the same n range, GB/s on a log
-axis; then checks that a malformed or missing input gives exactly one error line and exit status 1. Exits 77 (ctest: skipped) when
+made-up GPU CSV) and checks each image is a real, non-blank PNG. Then no figure drops a committed
+point: every section figure and 11.9's, drawn from the committed GPU runs (plots/data/), has for each
+algorithm it names exactly the verified points of its one CSV (read here with the csv module, not
+with make_plots' reader), GB/s on log-log axes, and below it the comparisons at the same n on a
+linear axis with the ratio at every n where both were measured (a point above the axis named in the
+panel), and a caption that names its run; each algorithm has its own colour. Then a malformed or
+missing input gives exactly one error line and exit status 1. Exits 77 (ctest: skipped) when
 matplotlib is not installed.
 
     test_plots.py [--venv DIR]   # re-runs itself with DIR/bin/python when that exists
 """
+import csv
 import json
 import os
 import shutil
@@ -68,58 +72,165 @@ def one_error_line(result, expect):
             and expect in lines[0]), lines
 
 
-def check_readable_bandwidth_figures(tmp):
-    sys.path.insert(0, HERE)
-    import make_plots
-    import matplotlib
-    matplotlib.use("Agg")
-    colours = [c for c, _ in make_plots.STYLE.values()]
-    check(len(set(colours)) == len(colours), "STYLE gives every algorithm its own colour")
-    figures = {}  # stem -> [(label, colour, marker, xs)] per curve
+# ---- every committed point drawn: each figure's curves against its CSV --------------------------------
+# The CSV is read here with the csv module, not with the reader make_plots.py uses
+# (docs/measurements/measurements.py), so that a fault of the reader shows too.
+
+def csv_rows(path, dtype):
+    """{algorithm: {n: (gbps, median_us)}} of the verified GPU rows of one type."""
+    out = {}
+    with open(path, newline="", encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            if r.get("type", "") != dtype or r.get("backend", "cuda") == "cpu":
+                continue
+            if r.get("verified", "true").strip().lower() not in ("1", "true", "yes"):
+                continue
+            us = float(r["median_us"]) if "median_us" in r else 1000 * float(r["median_ms"])
+            out.setdefault(r["algorithm"], {})[int(r["n"])] = (float(r["gbps"]), us)
+    return out
+
+
+def points_of(line):
+    """{x: y} of one curve (the NaN that make its gaps left out)."""
+    return {float(x): float(y) for x, y in zip(line.get_xdata(), line.get_ydata()) if y == y}
+
+
+def drawn_lines(ax):
+    """{label: {x: y}} of the labelled curves of one panel."""
+    return {line.get_label(): points_of(line) for line in ax.get_lines() if not line.get_label().startswith("_")}
+
+
+def same_points(drawn, expected, rel=1e-9):
+    """The n drawn and the n expected are the same, each value equal (relative 1e-9)."""
+    if set(drawn) != {float(n) for n in expected}:
+        return False, f"(n drawn {sorted(drawn)}, n in the CSV {sorted(expected)})"
+    bad = [n for n, v in expected.items() if abs(drawn[float(n)] - v) > rel * abs(v)]
+    return not bad, f"(values differ at n = {bad})" if bad else ""
+
+
+def check_panel(name, ax, csv_path, dtype, algorithms, label_of):
+    """A GB/s panel: exactly one curve per algorithm the CSV has, with every verified point of it."""
+    rows = csv_rows(csv_path, dtype)
+    lines = drawn_lines(ax)
+    wanted = {label_of(a): a for a in algorithms if a in rows}
+    check(set(lines) == set(wanted), f"{name}: the curves drawn are those the figure names and the run has "
+          f"(drawn {sorted(lines)}, expected {sorted(wanted)})")
+    for label, a in wanted.items():
+        ok, why = same_points(lines.get(label, {}), {n: v[0] for n, v in rows[a].items()})
+        check(ok, f"{name}: {a} ({dtype}): every point of {os.path.relpath(csv_path, HERE)} drawn, none added {why}")
+    return rows
+
+
+def check_ratio_panel(name, ax, rows, algorithms, label_of):
+    """A comparison panel: per algorithm, the ratio at every n the run has of both, and nothing else;
+    a point above the axis is named in the panel."""
+    title = ax.get_title()
+    by_label = {label_of(a): a for a in rows}
+    if title.startswith("share of the copy's"):
+        reference, kind = "memcpy", "share"
+    else:
+        reference, kind = by_label.get(title.split("time over ", 1)[-1].split("'s")[0]), "time"
+    check(reference in rows, f"{name}: the panel '{title}' compares with an algorithm of the run ({reference})")
+    if reference not in rows:
+        return
+    # (the curves of a comparison have no legend of their own: each is known by its colour, one per
+    # algorithm in every figure)
+    drawn = {line.get_color(): points_of(line) for line in ax.get_lines() if line.get_label() == "_nolegend_"}
+    others = [a for a in algorithms if a in rows and a != reference and not (kind == "share" and a == "memcpy")]
+    top = ax.get_ylim()[1]
+    texts = " ".join(t.get_text() for t in ax.texts)
+    for a in others:
+        theirs = rows[reference]
+        expected = {n: (v[1] / theirs[n][1] if kind == "time" else 100 * v[0] / theirs[n][0])
+                    for n, v in rows[a].items() if n in theirs}
+        colour = make_plots.style_of(a)[0]
+        if not expected:
+            check(colour not in drawn, f"{name} '{title}': {a} has no n in common with {reference}: no curve")
+            continue
+        ok, why = same_points(drawn.get(colour, {}), expected)
+        check(ok, f"{name} '{title}': {a}: the ratio at every n where both were measured {why}")
+        if max(expected.values()) > top:
+            check(label_of(a) in texts, f"{name} '{title}': {a} goes above the axis and the panel says so")
+
+
+def capture(draw):
+    """The figures draw() makes: {stem: figure}, through make_plots.save (nothing written)."""
+    figures = {}
 
     def keep(fig, out_dir, stem, written):
-        ax = fig.axes[0]
-        figures[stem] = ([(line.get_label(), line.get_color(), line.get_marker(), list(line.get_xdata()))
-                          for line in ax.get_lines()], ax.get_yscale())
-        import matplotlib.pyplot as plt
-        plt.close(fig)
-    real_save = make_plots.save
+        figures[stem] = fig
+    real = make_plots.save
     make_plots.save = keep
     try:
-        rows = []
-        for path in sorted(os.listdir(os.path.join(HERE, "data"))):
-            if path.endswith(".csv"):
-                rows += make_plots.read_bandwidth_csv(os.path.join(HERE, "data", path)) or []
-        make_plots.plot_bandwidth(rows, tmp, [])
+        draw()
     finally:
-        make_plots.save = real_save
-    check(len(figures) >= 6, f"the GPU data gives the section figures ({len(figures)} figures)")
-    style = {}
-    for stem, (curves, yscale) in figures.items():
-        check(0 < len(curves) <= make_plots.MAX_CURVES, f"{stem}: {len(curves)} curves, at most {make_plots.MAX_CURVES}")
-        check(yscale == "log", f"{stem}: GB/s on a log axis")
-        # The same n range: no curve starts or stops more than one step of the sparsest grid (the
-        # in-block runs: 8 times more sections per step) before another.
-        ranges = [(min(xs), max(xs)) for _, _, _, xs in curves]
-        lo, hi = max(r[0] for r in ranges), min(r[1] for r in ranges)
-        dense = all(b <= 4 * a for _, _, _, xs in curves for a, b in zip(sorted(xs), sorted(xs)[1:]))
-        step = 1 if dense else 8
-        check(all(lo / step <= r[0] <= lo * step and hi / step <= r[1] <= hi * step for r in ranges),
-              f"{stem}: every curve over the same n range ({sorted(set(ranges))})")
-        for label, colour, marker, _ in curves:
-            style.setdefault(label, set()).add((colour, marker))
-    check(all(len(v) == 1 for v in style.values()),
-          "one colour and marker per algorithm across the figures: "
-          + ", ".join(f"{k}: {sorted(v)}" for k, v in style.items() if len(v) > 1))
+        make_plots.save = real
+    return figures
+
+
+def check_every_point_drawn(tmp):
+    """Every section figure and 11.9's, drawn from the committed runs (plots/data/): each curve has
+    every verified point of its CSV and no other, each comparison every n where both were measured."""
+    import matplotlib.pyplot as plt
+    data = os.path.join(HERE, "data")
+    figures = capture(lambda: make_plots.draw_section_figures(data, tmp, [], []))
+    expected = set(make_plots.SECTION_FIGURES) | {"bandwidth_applications"}
+    check(set(figures) == expected, f"every section figure is drawn from plots/data ({sorted(expected - set(figures))} "
+          "missing)")
+    label_of = make_plots.label_of
+    for stem, spec in make_plots.SECTION_FIGURES.items():
+        if stem not in figures:
+            continue
+        fig = figures[stem]
+        path = os.path.join(data, spec.csv)
+        rows = check_panel(stem, fig.axes[0], path, spec.dtype, spec.algorithms, label_of)
+        check(fig.axes[0].get_yscale() == "log" and fig.axes[0].get_xscale() == "log", f"{stem}: GB/s on log-log axes")
+        check(len(fig.axes) >= 2, f"{stem}: the comparison at the same n below the GB/s ({len(fig.axes) - 1} panels)")
+        for ax in fig.axes[1:]:
+            check(ax.get_yscale() == "linear", f"{stem} '{ax.get_title()}': a linear axis")
+            check_ratio_panel(stem, ax, rows, spec.algorithms, label_of)
+        caption = os.path.join(tmp, stem + ".caption")
+        text = open(caption, encoding="utf-8").read() if os.path.exists(caption) else ""
+        check(f"plots/data/{spec.csv}" in text and "every point the run has" in text,
+              f"{stem}: its caption names its run ({text[:80]}...)")
+        plt.close(fig)
+    fig = figures.get("bandwidth_applications")
+    if fig:
+        path = os.path.join(data, make_plots.APPLICATIONS_RUN)
+        panels = [ax for ax in fig.axes if ax.get_yscale() == "log"]
+        check(len(panels) >= len(make_plots.APPLICATION_PANELS), f"bandwidth_applications: {len(panels)} GB/s panels")
+        for ax in fig.axes:
+            if ax.get_yscale() != "log":
+                continue
+            what, dtype = ax.get_title().rsplit(",", 1)
+            names = dict(make_plots.APPLICATION_PANELS)[what]
+            rows = check_panel(f"bandwidth_applications {what} {dtype.strip()}", ax, path, dtype.strip(),
+                               names + ("memcpy",), label_of)
+            below = fig.axes[fig.axes.index(ax) + len(make_plots.APPLICATION_PANELS)]
+            check_ratio_panel(f"bandwidth_applications {what} {dtype.strip()}", below, rows, names, label_of)
+        plt.close(fig)
+
+
+def check_style():
+    colours = [c for c, _ in make_plots.STYLE.values()]
+    check(len(set(colours)) == len(colours), "STYLE gives every algorithm its own colour")
+
+
+make_plots = None
 
 
 def main():
+    global make_plots
     reexec_in_venv()
     try:
-        import matplotlib  # noqa: F401
+        import matplotlib
     except ImportError:
         print("matplotlib is not installed: skipped (pip install -r plots/requirements.txt)")
         return SKIP
+    matplotlib.use("Agg")
+    sys.path.insert(0, HERE)
+    import make_plots as module
+    make_plots = module
 
     with tempfile.TemporaryDirectory(prefix="scanlab_plots_") as tmp:
         out = os.path.join(tmp, "out")
@@ -130,16 +241,22 @@ def main():
         result = run("--data", TESTDATA, "--out", out, "--gpu-data", empty_gpu)
         check(result.returncode == 0, f"make_plots.py on plots/testdata exits 0 ({result.stderr.strip()})")
         expected = ["work_vs_n", "steps_vs_n", "trace_solution_kogge_stone_n8", "trace_solution_brent_kung_n8",
-                    "bandwidth_example_gpu_test_data_cuda_13_0_int32_in_block", "kogge_stone_vs_brent_kung",
-                    "kogge_stone_variants"]
+                    "bandwidth_gpu_example_int32_in_block"]
         for stem in expected:
             check(png_ok(os.path.join(out, stem + ".png")), f"{stem}.png is a non-blank image")
             svg = os.path.join(out, stem + ".svg")
             check(os.path.exists(svg) and os.path.getsize(svg) > 1000, f"{stem}.svg written")
 
-        # 1b. The figures of the committed GPU runs are readable.
-        check_readable_bandwidth_figures(tmp)
-        check_applications_figure()
+        # 1b. A run of one's own (--data): every verified point drawn, the unverified one not.
+        figure = capture(lambda: make_plots.draw_run_figures(
+            make_plots.read_run(os.path.join(TESTDATA, "gpu_example.csv")), tmp, []))
+        for stem, fig in figure.items():
+            check_panel(stem, fig.axes[0], os.path.join(TESTDATA, "gpu_example.csv"), "int32",
+                        ("kogge_stone", "brent_kung"), make_plots.label_of)
+
+        # 1c. The section figures of the committed GPU runs: every point, one run each.
+        check_style()
+        check_every_point_drawn(tmp)
 
         # 2. No GPU CSV at all: the bandwidth figure is skipped with a message, not an error.
         data = os.path.join(tmp, "data")
@@ -174,7 +291,7 @@ def main():
         bad_case("csv_without_gbps", {"work_efficiency.json": json.dumps(work),
                                       "gpu.csv": "device,algorithm,n\nGPU,kogge_stone,1024\n"},
                  "no column gbps", ("--only", "bandwidth"))
-        bad_case("csv_bad_number", {"gpu.csv": "device,algorithm,n,gbps\nGPU,kogge_stone,1024,fast\n"},
+        bad_case("csv_bad_number", {"gpu.csv": "device,algorithm,n,median_us,gbps\nGPU,kogge_stone,1024,5.0,fast\n"},
                  "column 'gbps' is 'fast'", ("--only", "bandwidth"))
         result = run("--data", os.path.join(tmp, "does_not_exist"), "--out", os.path.join(tmp, "x"))
         ok, lines = one_error_line(result, "is not a folder")
@@ -182,56 +299,6 @@ def main():
 
     print(f"{len(failures)} check(s) failed" if failures else "all plot checks passed")
     return 1 if failures else 0
-
-
-# ---- Section 11.9: the applications' figure (plots/data/*applications*.csv) ------------------------
-
-def check_applications_figure():
-    """bandwidth_applications from the committed GPU runs: every panel on log axes, at most
-    MAX_CURVES curves, each with the copy; 11.9's rows never in the scans' figures."""
-    try:
-        import matplotlib
-    except ImportError:
-        return
-    sys.path.insert(0, HERE)
-    import make_plots
-    matplotlib.use("Agg")
-    rows = []
-    for path in sorted(os.listdir(os.path.join(HERE, "data"))):
-        if path.endswith(".csv"):
-            rows += make_plots.read_bandwidth_csv(os.path.join(HERE, "data", path)) or []
-    if not any(algorithm in make_plots.APPLICATIONS for _, algorithm, _, _, _ in rows):
-        check(False, "plots/data/ holds an applications CSV (scanlab_bench --only ...,11.9/)")
-        return
-    panels = {}  # stem -> [(title, [labels], xscale, yscale)]
-
-    def keep(fig, out_dir, stem, written):
-        panels[stem] = [(ax.get_title(), [line.get_label() for line in ax.get_lines()], ax.get_xscale(),
-                         ax.get_yscale()) for ax in fig.axes]
-        import matplotlib.pyplot as plt
-        plt.close(fig)
-    real_save = make_plots.save
-    make_plots.save = keep
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            make_plots.plot_bandwidth(rows, tmp, [])
-    finally:
-        make_plots.save = real_save
-    check("bandwidth_applications" in panels, "the applications figure is drawn (bandwidth_applications)")
-    wanted = {make_plots.label_of(a) for a in make_plots.APPLICATIONS}
-    for stem, axes in panels.items():
-        labels = {label for _, curves, _, _ in axes for label in curves}
-        if stem.endswith("applications"):
-            check(len(axes) % len(make_plots.APPLICATION_PANELS) == 0 and len(axes) >= 3,
-                  f"{stem}: a row of {len(make_plots.APPLICATION_PANELS)} panels per type ({len(axes)} panels)")
-            for title, curves, xscale, yscale in axes:
-                check(0 < len(curves) <= make_plots.MAX_CURVES and make_plots.label_of("memcpy") in curves,
-                      f"{stem} '{title}': {len(curves)} curves with the copy")
-                check(xscale == "log" and yscale == "log", f"{stem} '{title}': log axes")
-            check(wanted <= labels, f"{stem}: every application and its CUB counterpart drawn "
-                  f"(missing {sorted(wanted - labels)})")
-        else:
-            check(not (labels & wanted), f"{stem}: no application among the scans ({sorted(labels & wanted)})")
 
 
 if __name__ == "__main__":
