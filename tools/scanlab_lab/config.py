@@ -9,6 +9,12 @@
     weight = 5
     exclude = ["Measured.*"]
 
+    [sections."11.2".properties.exclusive]   # a rubric: the section's points come from properties,
+    points = 3                               #   each earned when every test it decides passes
+    tests = ["Grading.*_exclusive"]          #   (patterns as above; title = "..." names it in the
+                                             #   report); a test no property decides is feedback:
+                                             #   reported, worth no points. weight is their sum.
+
 Python 3.11 reads it with tomllib; on 3.9 and 3.10 (no tomllib) the small reader below reads the same
 subset: tables, and values that are numbers, strings or one-line arrays of strings."""
 import fnmatch
@@ -21,15 +27,33 @@ from . import LabError
 FILE = "grading.toml"
 
 
+def matches(test, tests, exclude) -> bool:
+    return (any(fnmatch.fnmatchcase(test, p) for p in tests)
+            and not any(fnmatch.fnmatchcase(test, p) for p in exclude))
+
+
+class Property(NamedTuple):
+    """One property of a section's rubric: worth `points`, earned only when every test it names
+    passes (and at least one ran); any of its tests failing fails it."""
+    name: str
+    title: str
+    points: float
+    tests: Tuple[str, ...]
+    exclude: Tuple[str, ...]
+
+    def decides(self, test):
+        return matches(test, self.tests, self.exclude)
+
+
 class Rule(NamedTuple):
     weight: float
     tests: Tuple[str, ...]
     exclude: Tuple[str, ...]
+    properties: Tuple[Property, ...] = ()  # a rubric: the points come from these (weight is their sum)
 
     def counts(self, test):
         """Does the test (its name after "<section>.exercise.<backend>.") count?"""
-        return (any(fnmatch.fnmatchcase(test, p) for p in self.tests)
-                and not any(fnmatch.fnmatchcase(test, p) for p in self.exclude))
+        return matches(test, self.tests, self.exclude)
 
 
 DEFAULT = Rule(10, ("*",), ())
@@ -76,9 +100,20 @@ def rules_from(data, sections_known=None) -> Rules:
 def rule_from(table, base: Rule, where) -> Rule:
     if not isinstance(table, dict):
         raise LabError(f"{FILE}: {where} must be a table", 2)
-    bad = set(table) - {"weight", "tests", "exclude"}
+    bad = set(table) - {"weight", "tests", "exclude", "properties"}
     if bad:
-        raise LabError(f"{FILE}: {where} has an unknown key '{sorted(bad)[0]}' (use weight, tests, exclude)", 2)
+        raise LabError(f"{FILE}: {where} has an unknown key '{sorted(bad)[0]}' (use weight, tests, exclude, "
+                       "properties)", 2)
+    if "properties" in table and where == "[default]":
+        raise LabError(f"{FILE}: [default] cannot have properties: a rubric belongs to one section", 2)
+    properties = properties_from(table.get("properties", {}), where)
+    if properties:
+        total = sum(p.points for p in properties)
+        total = int(total) if float(total).is_integer() else round(total, 3)
+        if "weight" in table and abs(table["weight"] - total) > 1e-9:
+            raise LabError(f"{FILE}: {where} weight {table['weight']} is not the sum of its properties' points "
+                           f"({total}): leave weight out, or make them agree", 2)
+        table = dict(table, weight=total)
     weight = table.get("weight", base.weight)
     if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0:
         raise LabError(f"{FILE}: {where} weight must be a number >= 0, not {weight!r}", 2)
@@ -89,7 +124,38 @@ def rule_from(table, base: Rule, where) -> Rule:
             raise LabError(f"{FILE}: {where} {key} must be a list of strings (test name patterns)", 2)
         lists[key] = tuple(v)
     weight = int(weight) if float(weight).is_integer() else float(weight)
-    return Rule(weight, lists["tests"], lists["exclude"])
+    return Rule(weight, lists["tests"], lists["exclude"], properties)
+
+
+def properties_from(table, where) -> Tuple[Property, ...]:
+    """[sections."11.2".properties.<name>] tables: points, tests, exclude, title."""
+    if not isinstance(table, dict):
+        raise LabError(f"{FILE}: {where} properties must be tables ([sections.\"11.2\".properties.inclusive])", 2)
+    out = []
+    for name, t in table.items():
+        at = f"{where[:-1]}.properties.{name}]"
+        if not isinstance(t, dict):
+            raise LabError(f"{FILE}: {at} must be a table", 2)
+        bad = set(t) - {"points", "tests", "exclude", "title"}
+        if bad:
+            raise LabError(f"{FILE}: {at} has an unknown key '{sorted(bad)[0]}' (use points, tests, exclude, title)", 2)
+        points = t.get("points")
+        if isinstance(points, bool) or not isinstance(points, (int, float)) or points < 0:
+            raise LabError(f"{FILE}: {at} points must be a number >= 0, not {points!r}", 2)
+        lists = {}
+        for key, default in (("tests", None), ("exclude", [])):
+            v = t.get(key, default)
+            if v is None or not isinstance(v, (list, tuple)) or not v and key == "tests" \
+                    or not all(isinstance(x, str) for x in v):
+                raise LabError(f"{FILE}: {at} {key} must be a list of strings (test name patterns)"
+                               + (", at least one" if key == "tests" else ""), 2)
+            lists[key] = tuple(v)
+        title = t.get("title", name.replace("_", " "))
+        if not isinstance(title, str):
+            raise LabError(f"{FILE}: {at} title must be a string", 2)
+        points = int(points) if float(points).is_integer() else float(points)
+        out.append(Property(name, title, points, lists["tests"], lists["exclude"]))
+    return tuple(out)
 
 
 # ---- the subset reader (Python < 3.11) --------------------------------------------------------------
@@ -97,18 +163,21 @@ _STRING = r'"(?:[^"\\]|\\.)*"'
 _KEY = re.compile(r'^([A-Za-z0-9_-]+)\s*=\s*(.*)$')
 
 
+_PART = r'(?:' + _STRING + r'|[A-Za-z0-9_-]+)'
+
+
 def parse_subset(text):
-    """Tables ([a], [a."b"]), and key = number | "string" | ["string", ...] on one line; # comments."""
+    """Tables ([a], [a."b".c]), and key = number | "string" | ["string", ...] on one line; # comments."""
     data, table = {}, None
     for n, raw in enumerate(text.splitlines(), 1):
         line = strip_comment(raw).strip()
         if not line:
             continue
-        m = re.match(r'^\[\s*([A-Za-z0-9_-]+)(?:\s*\.\s*(' + _STRING + r'|[A-Za-z0-9_-]+))?\s*\]$', line)
+        m = re.match(r'^\[\s*(' + _PART + r'(?:\s*\.\s*' + _PART + r')*)\s*\]$', line)
         if m:
-            table = data.setdefault(m.group(1), {})
-            if m.group(2):
-                table = table.setdefault(m.group(2).strip('"'), {})
+            table = data
+            for part in re.findall(_PART, m.group(1)):
+                table = table.setdefault(part.strip('"'), {})
             continue
         m = _KEY.match(line)
         if not m or table is None:

@@ -186,13 +186,15 @@ class Grading:
             b = builds[section.id]
             rule = self.rules.rule(section.id)
             # The tests that count (grading.toml), named after "<section>.exercise.<backend>.".
-            mine = [c for c in cases if c.name.startswith(section.id + ".exercise.")
-                    and rule.counts(c.name[len(section.id) + len(".exercise."):].partition(".")[2])]
+            short = lambda c: c.name[len(section.id) + len(".exercise."):].partition(".")[2]
+            mine = [c for c in cases if c.name.startswith(section.id + ".exercise.") and rule.counts(short(c))]
             failed = []
             for c in mine:
                 if c.result == "failed":
                     d = diagnose.diagnose(c.name, c.output, statuses.get(c.name, "Failed"), c.time_s)
                     failed.append({"name": c.name, "why": clip(self.student_text(d.why)), "kind": d.kind})
+                    if rule.properties and not any(p.decides(short(c)) for p in rule.properties):
+                        failed[-1]["feedback"] = True  # in no property of the rubric: costs no points
             if b["status"] == "build-failed":
                 failed.append({"name": f"{section.id}.exercise.build", "kind": "build error",
                                "why": b["error"] or "the exercise does not compile"})
@@ -205,11 +207,22 @@ class Grading:
             in_place = os.path.realpath(self.student_dir) == os.path.realpath(os.path.join(self.root, "exercises"))
             stubs = exercises.stubs(self.root, section.folder, in_place)
             untouched = exercises.untouched(os.path.join(self.student_dir, section.folder), stubs)
+            points = round(rule.weight * passed / total, 1) if total else 0.0
+            properties = []
+            for p in rule.properties:  # a rubric: each property earned when every test it decides passes
+                decided = [c for c in mine if p.decides(short(c)) and c.result in ("passed", "failed")]
+                broken = [c.name for c in decided if c.result == "failed"]
+                earned = status == "graded" and bool(decided) and not broken
+                properties.append({"name": p.name, "title": p.title, "points": p.points if earned else 0,
+                                   "max_points": p.points, "passed": earned, "tests": len(decided),
+                                   "failed_tests": broken})
+            if rule.properties:
+                points = round(sum(p["points"] for p in properties), 1)
             summary["sections"].append({
                 "section": section.id, "title": section.title, "status": status,
                 "passed": passed, "failed": len(failed) if status == "build-failed" else total - passed,
                 "skipped": skipped, "total": total,
-                "points": round(rule.weight * passed / total, 1) if total else 0.0, "max_points": rule.weight,
+                "points": points, "max_points": rule.weight, "properties": properties,
                 "failed_tests": failed,
                 "warnings": b["warnings"],
                 "untouched": [f"{self.label}/{section.folder}/{f}" for f in untouched],

@@ -7,6 +7,10 @@ import sys
 ALSO = 12  # names listed after a group's first test; the JSON has them all
 
 
+def fmt(points) -> str:
+    return f"{points:g}"
+
+
 def short(name):
     """11.2.exercise.cpu.Grading.kogge_stone.int32_add_inclusive -> cpu Grading.kogge_stone.int32_..."""
     m = re.match(r"^\d+\.\d+\.exercise\.(\w+)\.(.*)$", name)
@@ -36,6 +40,11 @@ def print_report(summary, out=None):
           (f"{s['failed']} of {s['total']} tests failed" if s["status"] != "build-failed" else "does not build"))
         for line in s["warnings"]:
             w(f"  {line}")
+        for p in s.get("properties", []):
+            why = ("" if p["passed"] else ": no test of it ran" if not p["tests"] else
+                   f": failed by {short(p['failed_tests'][0])}" +
+                   (f" and {len(p['failed_tests']) - 1} more" if len(p["failed_tests"]) > 1 else ""))
+            w(f"  [{'x' if p['passed'] else ' '}] {p['title']}: {fmt(p['points'])} of {fmt(p['max_points'])} points{why}")
         if s["untouched"]:
             for f in s["untouched"]:
                 w(f"  the TODO(student) blocks of {f} are still empty")
@@ -50,6 +59,8 @@ def print_report(summary, out=None):
         for (kind, _), tests in groups.items():
             first = tests[0]
             label = f"{kind}, {len(tests)} test{'s' if len(tests) > 1 else ''}"
+            if all(t.get("feedback") for t in tests):
+                label += "; feedback, no points"
             w(f"  [{label}] {short(first['name'])}:")
             w(indent(first["why"]))
             if len(tests) > 1:

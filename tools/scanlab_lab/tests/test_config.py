@@ -1,8 +1,9 @@
 """config.py: grading.toml, read by tomllib and by the subset reader alike; the weights in a grade."""
+import io
 import os
 import unittest
 
-from scanlab_lab import LabError, config, grade, sections
+from scanlab_lab import LabError, config, grade, report, sections
 from scanlab_lab.tests.util import ROOT, graded_build_dir
 
 TEXT = '''
@@ -71,6 +72,76 @@ class Weights(unittest.TestCase):
         self.assertEqual(sec["max_points"], 4.5)
         self.assertEqual(sec["points"], round(4.5 * sec["passed"] / sec["total"], 1))
         self.assertEqual(s["max_points"], 4.5)
+
+
+RUBRIC = '''
+[sections."11.1".properties.exclusive_32bit]
+points = 4
+title = "exclusive scans of 4-byte types"
+tests = ["Grading.sequential.*int32_*_exclusive", "Grading.sequential.float_*_exclusive"]
+[sections."11.1".properties.inclusive]
+points = 3
+tests = ["Grading.sequential.*_inclusive"]
+[sections."11.1".properties.book]
+points = 2.5
+tests = ["Section11_1.BookExample"]
+[sections."11.1".properties.never_run]
+points = 0.5
+tests = ["Grading.nope.*"]
+'''
+
+
+class Rubric(unittest.TestCase):
+    """Points from properties: each earned when every test it decides passes; the rest is feedback."""
+
+    def test_reads_as_tomllib(self):
+        data = config.parse_subset(RUBRIC)
+        self.assertEqual(data["sections"]["11.1"]["properties"]["book"], {"points": 2.5, "tests": ["Section11_1.BookExample"]})
+        try:
+            import tomllib
+        except ImportError:
+            self.skipTest("no tomllib (Python < 3.11)")
+        self.assertEqual(tomllib.loads(RUBRIC), data)
+
+    def test_points_per_property(self):
+        # The captured 11.1 run: every inclusive scan but four fails, the 4-byte exclusive ones and the
+        # book's example pass, the 8-byte exclusive ones fail (in no property: feedback).
+        bdir = graded_build_dir(self)
+        s11_1 = sections.resolve(sections.load(ROOT), ["11.1"])
+        build = {"11.1": {"status": "built", "warnings": [], "error": "", "log": None}}
+        rules = config.rules_from(config.parse_subset(RUBRIC), ["11.1"])
+        self.assertEqual(rules.rule("11.1").weight, 10)
+        g = grade.Grading(ROOT, bdir, s11_1, os.path.join(ROOT, "exercises"), "x", rules=rules)
+        sec = g.summarise(build, ["cpu"])["sections"][0]
+        got = {p["name"]: (p["points"], p["max_points"], p["passed"], len(p["failed_tests"])) for p in sec["properties"]}
+        self.assertEqual(got, {"exclusive_32bit": (4, 4, True, 0), "inclusive": (0, 3, False, 16),
+                               "book": (2.5, 2.5, True, 0), "never_run": (0, 0.5, False, 0)})
+        self.assertEqual((sec["points"], sec["max_points"]), (6.5, 10))
+        feedback = sorted(t["name"].rsplit(".", 1)[1] for t in sec["failed_tests"] if t.get("feedback"))
+        self.assertEqual(feedback, sorted(f"{t}_{o}_exclusive" for t in ("double", "int64") for o in ("add", "last", "max", "min")))
+        out = io.StringIO()
+        report.print_report({"sections": [sec], "total_points": 6.5, "max_points": 10}, out)
+        text = out.getvalue()
+        self.assertIn("[x] exclusive scans of 4-byte types: 4 of 4 points", text)
+        self.assertIn("[ ] inclusive: 0 of 3 points: failed by ", text)
+        self.assertIn("and 15 more", text)
+        self.assertIn("[ ] never run: 0 of 0.5 points: no test of it ran", text)
+        # Not built: no property is earned.
+        broken = {"11.1": {"status": "build-failed", "warnings": [], "error": "x.cuh:1: error", "log": None}}
+        self.assertEqual(g.summarise(broken, ["cpu"])["sections"][0]["points"], 0)
+
+    def test_errors(self):
+        for text, says in ((RUBRIC.replace("[sections.\"11.1\".properties.book]", "[sections.\"11.1\"]\nweight = 3\n"
+                                           "[sections.\"11.1\".properties.book]"), "is not the sum of its properties' points"),
+                           ('[sections."11.1".properties.a]\npoints = 1\n', "tests must be a list of strings"),
+                           ('[sections."11.1".properties.a]\npoints = 1\ntests = []\n', "at least one"),
+                           ('[sections."11.1".properties.a]\npoints = -1\ntests = ["*"]\n', "points must be a number >= 0"),
+                           ('[sections."11.1".properties.a]\npoints = 1\ntests = ["*"]\nweight = 2\n', "unknown key 'weight'"),
+                           ('[default.properties.a]\npoints = 1\ntests = ["*"]\n', "[default] cannot have properties")):
+            with self.assertRaises(LabError, msg=text) as e:
+                config.rules_from(config.parse_subset(text), ["11.1"])
+            self.assertIn(says, str(e.exception))
+            self.assertNotIn("\n", str(e.exception))
 
 
 if __name__ == "__main__":
