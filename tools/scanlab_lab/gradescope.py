@@ -48,7 +48,9 @@ def results(summary, missing, rules, all_sections, elapsed, whole_output) -> dic
                           "max_score": weight, "status": "failed", "visibility": "visible",
                           "output": missing.get(sec.id, "not graded"), "output_format": OUTPUT_FORMAT})
             continue
-        passed = s["status"] == "graded" and s["failed"] == 0
+        # With a rubric, a failed feedback test costs nothing: passed when every property is earned.
+        passed = s["status"] == "graded" and (all(p["passed"] for p in s["properties"]) if s.get("properties")
+                                              else s["failed"] == 0)
         tests.append({"name": f"Section {sec.id}: {sec.title}", "number": str(k), "score": float(s["points"]),
                       "max_score": s["max_points"], "status": "passed" if passed else "failed",
                       "visibility": "visible", "output_format": OUTPUT_FORMAT,
