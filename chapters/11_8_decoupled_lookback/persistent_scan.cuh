@@ -88,6 +88,22 @@ namespace lookback::pipeline {
 /// On the cpu backend a smaller block (2 scan warps, 2 stages): the same code, with fewer threads
 /// spinning on emulated barriers and smaller tiles for the tests' sizes; its small shape covers up to
 /// two of its tiles, so that the tests run every shape and both ways to a tile's prefix.
+/// Variants of the kernel (issue 38: the middle sizes), OR-ed into its `Options` template parameter so
+/// that one build of the benchmark times them side by side (`scanlab_bench --sweep`, names
+/// persistent_x_*); PersistentTuning::kOptions is the tuned choice.
+enum PersistentOption : unsigned {
+  /// Each block prefetches a share of the launch's status words into L2 first thing: a look-back's
+  /// first reads would otherwise fetch them from DRAM (a status line goes there between launches).
+  kPrefetchStatuses = 1u,
+  /// Past its nearest window of 32 predecessors, a look-back reads 4 windows at once (128 predecessors
+  /// in one round trip): with several blocks on one round of tiles, the nearest PREFIX is often
+  /// a round, i.e. gridDim.x tiles, back.
+  kWideLookBack = 2u,
+  /// The reducer keeps one partial per element of a 16-byte chunk (4 independent chains of
+  /// operations instead of one 4 times as long) for commutative operators.
+  kColumnReducer = 4u,
+};
+
 template <class T>
 struct PersistentTuning {
 #if defined(SCANLAB_BACKEND_CPU)
@@ -102,6 +118,7 @@ struct PersistentTuning {
   static constexpr bool kSmallLookBackWarp = false;
   static constexpr int kSingleWarps = 2;
   static constexpr int kSingleItems = sizeof(T) == 4 ? 16 : 8;
+  static constexpr unsigned kOptions = 0;
 #else
   static constexpr int kWarps = sizeof(T) == 4 ? 8 : 4;
   static constexpr int kItems = sizeof(T) == 4 ? 32 : 16;
@@ -114,6 +131,7 @@ struct PersistentTuning {
   static constexpr bool kSmallLookBackWarp = false;
   static constexpr int kSingleWarps = 8;
   static constexpr int kSingleItems = sizeof(T) == 4 ? 32 : 16;
+  static constexpr unsigned kOptions = 0;
 #endif
 };
 
@@ -281,34 +299,74 @@ __device__ __forceinline__ T shared_value(unsigned long long* slot, unsigned lan
 
 // ---- the look-back -------------------------------------------------------------------------------
 
+/// One step of a look-back: the 32 * K predecessors before `window_end`, lane l reading tiles
+/// window_end - 32 K + K l .. + K - 1 (its K loads in flight together: one round trip for the step),
+/// read again until all are published. Returns whether a PREFIX is among them; `window` gets, in
+/// every lane, the nearest PREFIX combined in index order with the AGGREGATEs after it (no PREFIX:
+/// all of them combined). Tiles before 0 count as the identity, as a PREFIX.
+template <int K, class T, class Op>
+__device__ bool look_back_step(const TileStatusArray& status, long long window_end, Op op, unsigned lane, T& window) {
+  const long long first = window_end - 32 * K + K * static_cast<long long>(lane);
+  TileStatus<T> s[K];
+  for (unsigned tries = 0;; ++tries) {
+    bool published = true;
+    SCANLAB_UNROLL for (int j = 0; j < K; ++j) {
+      s[j] = TileStatus<T>{kPrefix, Op::identity()};
+      if (first + j >= 0) s[j] = read_status<T>(status, static_cast<unsigned>(first + j));
+    }
+    SCANLAB_UNROLL for (int j = 0; j < K; ++j) published = published && s[j].flag != kNotPublished;
+    if (__all_sync(kFullWarp, published)) break;
+#if defined(SCANLAB_BACKEND_CUDA)
+    if (tries == (1u << 26)) __trap();  // a tile that never publishes: stop rather than hang
+#else
+    (void)tries;
+#endif
+  }
+  // This lane's K tiles in order, from its last PREFIX on; then the lanes from the nearest PREFIX on.
+  T mine = s[0].value;
+  bool has_prefix = s[0].flag == kPrefix;
+  SCANLAB_UNROLL for (int j = 1; j < K; ++j) {
+    mine = s[j].flag == kPrefix ? s[j].value : op(mine, s[j].value);
+    has_prefix = has_prefix || s[j].flag == kPrefix;
+  }
+  const unsigned prefixes = __ballot_sync(kFullWarp, has_prefix);
+  const int nearest = prefixes != 0 ? highest_lane(prefixes) : 0;
+  if (static_cast<int>(lane) < nearest) mine = Op::identity();  // already included in that PREFIX
+  window = __shfl_sync(kFullWarp, warp_reduce_in_order(mine, op, lane), 0);
+  return prefixes != 0;
+}
+
 /// The exclusive prefix of tile `tile` (> 0), in every lane of the calling warp: the nearest
-/// published PREFIX among its predecessors combined, in order, with the AGGREGATEs after it; 32
-/// predecessors per step (lane l reads tile window_end - 32 + l). The same algorithm as the
-/// exercise's look_back (decoupled_lookback.cuh), written here so this kernel does not depend on it.
-template <class T, class Op>
+/// published PREFIX among its predecessors combined, in order, with the AGGREGATEs after it. The
+/// nearest 32 predecessors first (lane l reads tile tile - 32 + l); past them `Wide` windows of 32
+/// per step. The same algorithm as the exercise's look_back (decoupled_lookback.cuh, Wide = 1),
+/// written here so this kernel does not depend on it.
+template <class T, int Wide = 1, class Op>
 __device__ T look_back(const TileStatusArray& status, unsigned tile, Op op, unsigned lane) {
   T exclusive = Op::identity();
-  long long window_end = tile;
-  for (;;) {
-    const long long predecessor = window_end - 32 + static_cast<long long>(lane);
-    TileStatus<T> s{kPrefix, Op::identity()};  // tiles before 0: the identity, as a prefix
-    for (unsigned tries = 0;; ++tries) {
-      if (predecessor >= 0) s = read_status<T>(status, static_cast<unsigned>(predecessor));
-      if (__all_sync(kFullWarp, s.flag != kNotPublished)) break;
-#if defined(SCANLAB_BACKEND_CUDA)
-      if (tries == (1u << 26)) __trap();  // a tile that never publishes: stop rather than hang
-#else
-      (void)tries;
-#endif
-    }
-    const unsigned prefixes = __ballot_sync(kFullWarp, s.flag == kPrefix);
-    const int nearest = prefixes != 0 ? highest_lane(prefixes) : 0;
-    const T mine = static_cast<int>(lane) >= nearest ? s.value : Op::identity();
-    const T window = __shfl_sync(kFullWarp, warp_reduce_in_order(mine, op, lane), 0);
+  if (look_back_step<1>(status, tile, op, lane, exclusive)) return exclusive;
+  for (long long window_end = static_cast<long long>(tile) - 32;; window_end -= 32 * Wide) {
+    T window = Op::identity();
+    const bool found = look_back_step<Wide>(status, window_end, op, lane, window);
     exclusive = op(window, exclusive);  // earlier tiles on the left
-    if (prefixes != 0) return exclusive;
-    window_end -= 32;
+    if (found) return exclusive;
   }
+}
+
+/// Kernel option kPrefetchStatuses: `lane` of one warp of each block asks L2 for its block's share of
+/// the 128-byte lines holding the launch's `tiles` statuses (no-op on the cpu backend).
+template <class T>
+__device__ __forceinline__ void prefetch_statuses(const TileStatusArray& status, unsigned tiles, unsigned lane) {
+#if defined(SCANLAB_BACKEND_CUDA)
+  const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(status.words) & ~std::uintptr_t{127};
+  const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(status.words + std::size_t{tiles} * kStatusWords<T>);
+  for (std::uintptr_t line = begin + 128 * (blockIdx.x + std::uintptr_t{gridDim.x} * lane); line < end;
+       line += 128 * 32 * std::uintptr_t{gridDim.x}) {
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(line));
+  }
+#else
+  (void)status, (void)tiles, (void)lane;
+#endif
 }
 
 
@@ -525,7 +583,7 @@ __device__ __forceinline__ void run_reducer(const Ring& ring, const TileStatusAr
 /// to L2 or more, which the consumers would otherwise wait out for every tile. The stage goes back once
 /// the tile number and the aggregate are read; the prefix goes to the consumers through prefix_value
 /// and `prefixed`. Only tiles numbered k * (prefix_mask + 1) publish their PREFIX (a test knob; 0: all).
-template <class A, class Op, class Ring>
+template <class A, int Wide = 1, class Op, class Ring>
 __device__ __forceinline__ void run_look_back_warp(const Ring& ring, const TileStatusArray& status, Op op,
                                                    unsigned prefix_mask) {
   const unsigned lane = ring.lane;
@@ -543,7 +601,7 @@ __device__ __forceinline__ void run_look_back_warp(const Ring& ring, const TileS
       SCANLAB_TRACE(tile, kLookBackStart);
       A prefix = Op::identity();
       if (tile != 0) {
-        prefix = look_back<A>(status, tile, op, lane);
+        prefix = look_back<A, Wide>(status, tile, op, lane);
         if (lane == 0 && (tile & prefix_mask) == 0) publish_status(status, tile, kPrefix, op(prefix, aggregate));
       }
       if (lane == 0) share_value(&w.prefix_value[round % Ring::kPrefixRing], prefix);
@@ -582,7 +640,8 @@ constexpr std::size_t persistent_scan_shared_bytes() {
 /// chain of handovers.
 /// (A compile-time choice: the run-time test alone made the compiler give the large shape 152
 /// registers instead of 64.)
-template <int Warps, int Items, int Stages, bool LookBackWarp, class T, class Op>
+/// `Options`: PersistentOption bits (the variants timed against each other).
+template <int Warps, int Items, int Stages, bool LookBackWarp, class T, class Op, unsigned Options = 0>
 __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // persistent_scan_block_warps()
     persistent_scan_kernel(const T* x, T* y, std::size_t n, Op op, bool exclusive, lookback::TileStatusArray status,
                            unsigned tiles, unsigned prefix_mask) {
@@ -599,6 +658,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
   static_assert(!(one_tile && LookBackWarp), "one tile has no look-back");
   constexpr int kLookBackWarp = Warps + 1;  // (with LookBackWarp)
   constexpr int kProducerWarp = persistent_scan_block_warps<Warps, LookBackWarp>() - 1;
+  constexpr int kWide = (Options & pl::kWideLookBack) != 0 ? 4 : 1;  // windows per look-back step past the first
 
   using Ring = pl::TileRing<T, kTileChunks, Stages>;
   lb::Chunk<T>* stage_data = scanlab::dynamic_shared<lb::Chunk<T>>();  // Stages tiles
@@ -625,6 +685,9 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
   // first ticket (blocks mostly start in order); one tile: the scan warps load it.
   unsigned long long first_ticket = 0;
   if (!one_tile && warp == kProducerWarp && lane == 0) first_ticket = lb::take_ticket(status, tiles + gridDim.x);
+  if constexpr (!one_tile && (Options & pl::kPrefetchStatuses) != 0) {
+    if (warp == Warps) pl::prefetch_statuses<T>(status, tiles, lane);  // (the reducer: idle until a tile lands)
+  }
   lb::Chunk<T> first_chunks[C];
   if constexpr (one_tile) {
     if (warp < Warps) {  // this warp's part of the tile, straight from x
@@ -670,7 +733,24 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
         const T v = combine(c, Op::identity());
         total = op(total, __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0));
       };
-      if constexpr (kCommutative) {
+      if constexpr (kCommutative && (Options & pl::kColumnReducer) != 0) {
+        // One partial per element of a chunk: E independent chains, each a quarter (4-byte) or half as
+        // long; combined once at the end.
+        lb::Chunk<T> part;
+        SCANLAB_UNROLL for (int e = 0; e < E; ++e) part.v[e] = Op::identity();
+        const auto add_chunk = [&](const lb::Chunk<T>& c) {
+          SCANLAB_UNROLL for (int e = 0; e < E; ++e) part.v[e] = op(part.v[e], c.v[e]);
+        };
+        if (count == kTileChunks) {
+          SCANLAB_UNROLL for (int row = 0; row < kTileChunks / 32; ++row) add_chunk(src[row * 32 + lane]);
+        } else {
+          const std::size_t rest = n - static_cast<std::size_t>(tile) * kTile;
+          const int rows = static_cast<int>(std::min<std::size_t>(kTileChunks / 32, (rest + 32 * E - 1) / (32 * E)));
+          for (int row = 0; row < rows; ++row) add_chunk(chunk_at(src, tile, count, row * 32 + lane));
+        }
+        const T v = combine(part, Op::identity());
+        total = __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0);
+      } else if constexpr (kCommutative) {
         T v = Op::identity();
         if (count == kTileChunks) {  // (the branch outside the loops: the common case stays lean)
           SCANLAB_UNROLL for (int row = 0; row < kTileChunks / 32; ++row) v = combine(src[row * 32 + lane], v);
@@ -706,7 +786,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
   }
 
   if (LookBackWarp && warp == kLookBackWarp) {
-    pl::run_look_back_warp<T>(ring, status, op, prefix_mask);
+    pl::run_look_back_warp<T, kWide>(ring, status, op, prefix_mask);
     return;
   }
 
@@ -782,7 +862,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
         }
         SCANLAB_TRACE(tile, pl::kLookBackStart);
         if (tile != 0) {
-          prefix = pl::look_back<T>(status, tile, op, lane);
+          prefix = pl::look_back<T, kWide>(status, tile, op, lane);
           if (lane == 0 && (tile & prefix_mask) == 0) {
             lb::publish_status(status, tile, lb::kPrefix, op(prefix, tile_aggregate));
           }

@@ -38,12 +38,13 @@ std::size_t resident_blocks(Kernel kernel, unsigned threads, std::size_t shared_
 }
 
 /// One shape of the kernel (scan warps, items per thread, stages; 0 stages: the one-tile shape; with or
-/// without the look-back warp): its tile, block, shared memory and how many of its blocks fit on the GPU at once.
-template <class T, class Op, int Warps, int Items, int Stages, bool LookBackWarp = false>
+/// without the look-back warp; the kernel's PersistentOption bits): its tile, block, shared memory and how
+/// many of its blocks fit on the GPU at once.
+template <class T, class Op, int Warps, int Items, int Stages, bool LookBackWarp = false, unsigned Options = 0>
 struct PersistentShape {
   static constexpr std::size_t kTile = static_cast<std::size_t>(Warps) * 32 * Items;
   static constexpr unsigned kThreads = persistent_scan_block_warps<Warps, LookBackWarp>() * 32;
-  static constexpr auto kernel() { return persistent_scan_kernel<Warps, Items, Stages, LookBackWarp, T, Op>; }
+  static constexpr auto kernel() { return persistent_scan_kernel<Warps, Items, Stages, LookBackWarp, T, Op, Options>; }
   static constexpr std::size_t kSharedBytes = persistent_scan_shared_bytes<Warps, Items, Stages, T>();
 
   /// Blocks that fit at once (s11_8::resident_blocks).
@@ -52,23 +53,25 @@ struct PersistentShape {
   }
 };
 
-/// `Scan<T, Op>` for run_scan: scan warps per block, items per thread, ring stages and the look-back
-/// warp (LookBack 1: with, 0: without, -1: as tuned) as template parameters (default: the sm_90
-/// tuning). The tuned shape picks one of four shapes by n: one tile of the small shape's warps and
+/// `Scan<T, Op>` for run_scan: scan warps per block, items per thread, ring stages, the look-back
+/// warp (LookBack 1: with, 0: without, -1: as tuned) and the kernel's PersistentOption bits of the
+/// pipelined shapes as template parameters (default: the sm_90 tuning). The tuned shape picks one of four shapes by n: one tile of the small shape's warps and
 /// items, without a pipeline (the smallest scans: a small block is the quickest to start); one tile
 /// of the kSingle* warps and items; the small shape (up to PersistentTuning::kSmallMaxBytes); the
 /// shape itself. Any other shape (the benchmark's sweep) runs as one tile of its own warps and items
 /// when n fits one, else as itself.
 template <class T, class Op, int Warps = lookback::pipeline::PersistentTuning<T>::kWarps,
           int Items = lookback::pipeline::PersistentTuning<T>::kItems,
-          int Stages = lookback::pipeline::PersistentTuning<T>::kStages, int LookBack = -1>
+          int Stages = lookback::pipeline::PersistentTuning<T>::kStages, int LookBack = -1,
+          unsigned Options = lookback::pipeline::PersistentTuning<T>::kOptions>
 class PersistentScan {
   using Tuning = lookback::pipeline::PersistentTuning<T>;
   static constexpr bool kTuned =
       Warps == Tuning::kWarps && Items == Tuning::kItems && Stages == Tuning::kStages && LookBack == -1;
-  using Large = PersistentShape<T, Op, Warps, Items, Stages, LookBack == -1 ? Tuning::kLookBackWarp : LookBack == 1>;
+  using Large =
+      PersistentShape<T, Op, Warps, Items, Stages, LookBack == -1 ? Tuning::kLookBackWarp : LookBack == 1, Options>;
   using Small = PersistentShape<T, Op, Tuning::kSmallWarps, Tuning::kSmallItems, Tuning::kSmallStages,
-                                Tuning::kSmallLookBackWarp>;
+                                Tuning::kSmallLookBackWarp, Options>;
   using Single =
       PersistentShape<T, Op, kTuned ? Tuning::kSingleWarps : Warps, kTuned ? Tuning::kSingleItems : Items, 0>;
   using SmallSingle = PersistentShape<T, Op, Tuning::kSmallWarps, Tuning::kSmallItems, 0>;

@@ -52,15 +52,29 @@ void add_shapes(Contenders& list, unsigned spin_ns) {
 
 /// The persistent pipelined kernel (persistent_scan.cuh): "persistent", or with --sweep
 /// "persistent_<warps>w<items>i<stages>s" for the other shapes (scan warp 0 looks back), with "_lbw"
-/// for a shape with the look-back warp (LookBack 1).
-template <class T, int Warps, int Items, int Stages, int LookBack = 0>
+/// for a shape with the look-back warp (LookBack 1). Kernel options other than the tuned ones
+/// (PersistentOption, the variants of issue 38): "persistent_x[_<shape>]" and a word per option
+/// (_pf: kPrefetchStatuses, _wide: kWideLookBack, _col: kColumnReducer; _base: none).
+template <class T, int Warps, int Items, int Stages, int LookBack = 0,
+          unsigned Options = lookback::pipeline::PersistentTuning<T>::kOptions>
 class Persistent final : public Contender {
  public:
   explicit Persistent(bool tuned) : tuned_(tuned) {}
   std::string name() const override {
-    if (tuned_) return "persistent";
-    return "persistent_" + std::to_string(Warps) + "w" + std::to_string(Items) + "i" + std::to_string(Stages) + "s" +
-           (LookBack == 1 ? "_lbw" : "");
+    namespace pl = lookback::pipeline;
+    const bool tuned_options = Options == pl::PersistentTuning<T>::kOptions;
+    std::string name = tuned_options ? "persistent" : "persistent_x";
+    if (!tuned_) {
+      name += "_" + std::to_string(Warps) + "w" + std::to_string(Items) + "i" + std::to_string(Stages) + "s" +
+              (LookBack == 1 ? "_lbw" : "");
+    }
+    if (!tuned_options) {
+      if (Options == 0) name += "_base";
+      if (Options & pl::kPrefetchStatuses) name += "_pf";
+      if (Options & pl::kWideLookBack) name += "_wide";
+      if (Options & pl::kColumnReducer) name += "_col";
+    }
+    return name;
   }
   void prepare(std::size_t n) override {
     scan_.reset();
@@ -71,7 +85,7 @@ class Persistent final : public Contender {
   }
 
  private:
-  using Scan = s11_8::PersistentScan<T, Add<T>, Warps, Items, Stages, LookBack>;
+  using Scan = s11_8::PersistentScan<T, Add<T>, Warps, Items, Stages, LookBack, Options>;
   bool tuned_;
   std::unique_ptr<Scan> scan_;
 };
@@ -117,6 +131,28 @@ Contenders make_lookback(bool sweep, unsigned spin_ns) {
       list.push_back(std::make_unique<Persistent<T, 4, 16, 4, 1>>(false));
       list.push_back(std::make_unique<Persistent<T, 4, 16, 6, 1>>(false));
       list.push_back(std::make_unique<Persistent<T, 4, 8, 8, 1>>(false));
+    }
+    // The kernel's options (issue 38), each alone and together, in the tuned shapes; and, for the
+    // middle sizes, smaller blocks (several per SM) with the wide look-back.
+    {
+      namespace pl = lookback::pipeline;
+      constexpr unsigned kAll = pl::kPrefetchStatuses | pl::kWideLookBack | pl::kColumnReducer;
+      if constexpr (PTuned::kOptions != 0) {
+        list.push_back(std::make_unique<Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages, -1, 0>>(true));
+      }
+      list.push_back(std::make_unique<Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages, -1,
+                                                 pl::kPrefetchStatuses>>(true));
+      list.push_back(
+          std::make_unique<Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages, -1, pl::kWideLookBack>>(true));
+      list.push_back(
+          std::make_unique<Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages, -1, pl::kColumnReducer>>(true));
+      list.push_back(std::make_unique<Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages, -1, kAll>>(true));
+      if constexpr (sizeof(T) == 4) {
+        list.push_back(std::make_unique<Persistent<T, 4, 16, 4, 0, kAll>>(false));
+        list.push_back(std::make_unique<Persistent<T, 8, 16, 4, 1, kAll>>(false));
+      } else {
+        list.push_back(std::make_unique<Persistent<T, 4, 8, 8, 0, kAll>>(false));
+      }
     }
     // The tuned shape without the speculative load of its likely tile (the kernel's step 1).
     list.push_back(std::make_unique<Lookback<T, Tuned::kThreads, Tuned::kItems>>(true, spin_ns, false));

@@ -17,6 +17,11 @@
 #             most (default 330)
 #   sweep     the persistent kernel's shapes (warps x items x stages x look-back windows) at SWEEP_LOG2
 #             (default 10,12,14,16,18,20,22,24,28) for SWEEP_TYPES (default int32,int64) -> sweep.csv
+#   variants  the kernel's options (issue 38: PersistentOption, bench names persistent_x_*) against the
+#             tuned kernel, CUB and memcpy in one scanlab_bench run, n = 2^VARIANTS_MIN_LOG2 (default
+#             10) .. 2^VARIANTS_MAX_LOG2 (default 24), VARIANTS_TYPES (default the four) -> variants.csv;
+#             then the tuned kernel, the variant with every option and memcpy with L2 left warm
+#             (--no-flush), int32, n = 2^12 .. 2^24 -> variants_warm.csv
 #   roles     time per role (scanlab_persistent_roles: the kernel's clock64 stamps per tile), int32,
 #             n = 2^ROLES_LOG2 (default "10 12 14 16 18 20 22 24") -> roles.csv
 #   ncu       Nsight Compute on the tuned kernel, int32, at 2^NCU_LOG2 (default 28; several: "28 20"): DRAM
@@ -78,6 +83,25 @@ if wants sweep; then
     --types "$SWEEP_TYPES" --csv "$OUT/sweep.csv" >"$OUT/sweep.log" 2>&1 || fail "sweep (see sweep.log)"
   awk -F, 'NR > 1 && $12 == 1 { printf "  %-6s 2^%-4.0f %-26s %9.2f us\n", $8, log($9)/log(2), $7, $10 }' "$OUT/sweep.csv" \
     | sort -k1,1 -k2,2 -k4,4n | awk '{ key = $1 " " $2; if (seen[key]++ < 4) print }'
+fi
+
+if wants variants; then
+  step "variants of the persistent kernel (issue 38) against the tuned one, CUB and memcpy"
+  timeout "${VARIANTS_TIMEOUT:-300}" "$bench" --sweep --no-sections --only =persistent,persistent_x,=cub_inclusive_sum,=memcpy \
+    --min-log2 "${VARIANTS_MIN_LOG2:-10}" --max-log2 "${VARIANTS_MAX_LOG2:-24}" \
+    --types "${VARIANTS_TYPES:-int32,float,int64,double}" --csv "$OUT/variants.csv" >"$OUT/variants.log" 2>&1 \
+    || fail "variants (see variants.log)"
+  grep -E "FAILED" "$OUT/variants.log" | head -10
+  timeout 120 "$bench" --sweep --no-sections --no-flush --only =persistent,persistent_x_pf_wide_col,=memcpy \
+    --min-log2 12 --max-log2 24 --types int32 --csv "$OUT/variants_warm.csv" >>"$OUT/variants.log" 2>&1 \
+    || fail "variants, L2 warm (see variants.log)"
+  # time (us) per n and contender, int32, then float
+  for t in int32 float; do
+    awk -F, -v t=$t 'NR > 1 && $12 == 1 && $8 == t { n = log($9) / log(2); v[n, $7] = $10; names[$7] = 1; ns[n] = 1 }
+      END { printf "%s", t; for (a in names) printf " %s", a; print "";
+            for (n = 10; n <= 29; ++n) if (n in ns) { printf "2^%d", n; for (a in names) printf " %.2f", v[n, a]; print "" } }' \
+      "$OUT/variants.csv"
+  done
 fi
 
 if wants roles; then
