@@ -119,6 +119,7 @@ struct PersistentTuning {
   static constexpr int kSingleWarps = 2;
   static constexpr int kSingleItems = sizeof(T) == 4 ? 16 : 8;
   static constexpr unsigned kOptions = 0;
+  static constexpr unsigned kClusterBlocks = 0;  // (no clusters on the emulator)
 #else
   static constexpr int kWarps = sizeof(T) == 4 ? 8 : 4;
   static constexpr int kItems = sizeof(T) == 4 ? 32 : 16;
@@ -132,6 +133,9 @@ struct PersistentTuning {
   static constexpr int kSingleWarps = 8;
   static constexpr int kSingleItems = sizeof(T) == 4 ? 32 : 16;
   static constexpr unsigned kOptions = 0;
+  /// Scans of up to this many kSingle* tiles run as one thread block cluster of a block per tile
+  /// (sm_90; 8 is the largest portable cluster size).
+  static constexpr unsigned kClusterBlocks = 8;
 #endif
 };
 
@@ -214,6 +218,67 @@ __device__ __forceinline__ void bulk_load(void* smem, const void* gmem, unsigned
           static_cast<unsigned>(__cvta_generic_to_shared(smem))),
       "l"(gmem), "r"(bytes), "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar)))
       : "memory");
+}
+#endif
+
+#if defined(SCANLAB_PIPELINE_TMA)
+// ---- a cluster of one-tile blocks (sm_90): distributed shared memory --------------------------------
+// The one-tile shape launched as a thread block cluster of C blocks, block r scanning tile r: the
+// blocks hand each other their tiles' aggregates through distributed shared memory (a block's
+// shared memory, which the other blocks of its cluster can address) and one cluster barrier, instead
+// of tickets, status words in global memory and look-backs. A cluster's blocks run at the same time
+// by construction (the GPU starts all of them or none), so no block waits for one that has not
+// started. Each of the cluster's threads arrives at the cluster barrier once at the start (a block
+// may write into another's shared memory only once that block has started), waits, arrives after the
+// aggregates are written and waits again; the threads with nothing to do arrive and wait too.
+
+/// Every thread of the block: arrive at the cluster barrier (relaxed: orders no memory access).
+__device__ __forceinline__ void cluster_arrive_relaxed() { asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory"); }
+/// Every thread: arrive (release: this thread's writes, into other blocks' shared memory too, are seen by
+/// whoever waits on the barrier).
+__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.aligned;" ::: "memory"); }
+/// Every thread: wait until every thread of the cluster has arrived (acquire).
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); }
+
+/// The threads of a one-tile block that take no part in the scan: their share of the cluster's two
+/// barrier phases (the arrival at the kernel's start is behind them).
+__device__ __forceinline__ void cluster_stand_by() {
+  cluster_wait();
+  cluster_arrive();
+  cluster_wait();
+}
+
+/// A scan warp of block r of a cluster of one-tile blocks (the cluster's arrival at the kernel's
+/// start behind it): the exclusive prefix of its tile, the aggregates of blocks 0 .. r-1 combined in
+/// order, in every lane. Scan warp 0 (`push`) writes this block's `aggregate` into slot r of every
+/// later block's `slots` (a __shared__ array of at least 32); every scan warp then combines its own
+/// block's slots 0 .. r-1.
+template <class T, class Op>
+__device__ T cluster_exclusive_prefix(T aggregate, T* slots, Op op, unsigned lane, bool push) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "4- or 8-byte values");
+  unsigned rank = 0, blocks = 0;
+  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  asm("mov.u32 %0, %%cluster_nctarank;" : "=r"(blocks));
+  cluster_wait();  // every block of the cluster has started: its shared memory may be written
+  if (push && lane > rank && lane < blocks) {
+    unsigned remote = 0;  // slot `rank` in block `lane`
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(remote)
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(slots + rank))), "r"(lane));
+    if constexpr (sizeof(T) == 4) {
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, &aggregate, 4);
+      asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(remote), "r"(bits) : "memory");
+    } else {
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, &aggregate, 8);
+      asm volatile("st.shared::cluster.u64 [%0], %1;" ::"r"(remote), "l"(bits) : "memory");
+    }
+  }
+  cluster_arrive();
+  cluster_wait();  // every block's aggregate is in the slots of the blocks after it
+  const T mine = lane < rank ? slots[lane] : Op::identity();
+  return __shfl_sync(kFullWarp, warp_reduce_in_order(mine, op, lane), 0);
 }
 #endif
 
@@ -633,11 +698,13 @@ constexpr std::size_t persistent_scan_shared_bytes() {
 /// `tiles`.
 /// Parameters as decoupled_lookback_scan_kernel's; `tiles` = ceil(n / tile). Dynamic shared memory:
 /// persistent_scan_shared_bytes<Warps, Items, Stages, T>().
-/// Stages == 0: the one-tile shape (tiles == 1, one block), no pipeline at all. The scan warps load
-/// the tile from x themselves (16-byte loads, all in flight at once), scan it and store it; the
+/// Stages == 0: the one-tile shape (one tile per block, one block), no pipeline at all. The scan warps
+/// load the tile from x themselves (16-byte loads, all in flight at once), scan it and store it; the
 /// producer, the reducer and the look-back warp have nothing to do, no ticket is taken and no status
 /// published. A small scan then costs one load latency and one store, as a copy does, instead of a
-/// chain of handovers.
+/// chain of handovers. On sm_90 the host may launch it as one thread block cluster of gridDim.x
+/// blocks, block r scanning tile r: the blocks exchange their aggregates through distributed shared
+/// memory (cluster_exclusive_prefix).
 /// (A compile-time choice: the run-time test alone made the compiler give the large shape 152
 /// registers instead of 64.)
 /// `Options`: PersistentOption bits (the variants timed against each other).
@@ -669,6 +736,8 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
   // not overwrite a total that a slower warp is still reading (they meet at one barrier a round).
   __shared__ T warp_totals[2 * Warps];
   __shared__ T tile_exclusive;  // (scan warp 0's look-back)
+  __shared__ T cluster_slots[32];  // (one tile per block in a cluster: the aggregates of the blocks before)
+  (void)cluster_slots;              // (used on sm_90 only)
   scanlab::trace_shared("warp_totals", warp_totals, 2 * Warps);
 
   SCANLAB_TRACE_BLOCK_START;
@@ -690,11 +759,14 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
   }
   lb::Chunk<T> first_chunks[C];
   if constexpr (one_tile) {
-    if (warp < Warps) {  // this warp's part of the tile, straight from x
-      const std::size_t first = static_cast<std::size_t>(warp) * 32 * Items;
+    if (warp < Warps) {  // this warp's part of the tile (tile blockIdx.x), straight from x
+      const std::size_t first = static_cast<std::size_t>(blockIdx.x) * kTile + static_cast<std::size_t>(warp) * 32 * Items;
       lb::load_warp_striped<Items>(x, first, n, x_aligned && first + 32 * Items <= n, Op::identity(), lane,
                                    first_chunks);
     }
+#if defined(SCANLAB_PIPELINE_TMA)
+    if (gridDim.x > 1) pl::cluster_arrive_relaxed();  // this block has started (see cluster_exclusive_prefix)
+#endif
   }
   if (threadIdx.x == 0) {
     ring.init_barriers(Warps + (LookBackWarp ? 1 : 0), LookBackWarp);
@@ -710,7 +782,12 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
     return ring.chunk_at(stage, tile, count, c, Op::identity());
   };
 
-  if (warp >= Warps && one_tile) return;  // no producer, reducer or look-back for one tile
+  if (warp >= Warps && one_tile) {  // no producer, reducer or look-back for one tile
+#if defined(SCANLAB_PIPELINE_TMA)
+    if (gridDim.x > 1) pl::cluster_stand_by();
+#endif
+    return;
+  }
 
   if (warp == kProducerWarp) {
     pl::run_producer(ring, status, first_ticket);
@@ -799,7 +876,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
     const unsigned parity = (round / kRing) & 1u;
     if (one_tile && round == 1) return;
     if (!one_tile) pl::barrier_wait(&words.full[s], parity);
-    const unsigned tile = one_tile ? 0 : ring.tile_number(s);
+    const unsigned tile = one_tile ? blockIdx.x : ring.tile_number(s);
     if (tile == pl::kSkipStage) {  // hand the stage back (without the look-back warp: warp 0 once the
                                    // reducer is done with it too)
       if (!LookBackWarp && warp == 0) pl::barrier_wait(&words.reduced[s], parity);
@@ -848,7 +925,17 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
 
     // 3. The tile's exclusive prefix.
     T prefix = Op::identity();
-    if constexpr (LookBackWarp) {
+    if constexpr (one_tile) {
+      // One tile: nothing before it, or the tiles of the blocks before this one in its cluster.
+#if defined(SCANLAB_PIPELINE_TMA)
+      if (gridDim.x > 1) {
+        if (warp == 0) SCANLAB_TRACE(tile, pl::kLookBackStart);
+        prefix = pl::cluster_exclusive_prefix(tile_aggregate, cluster_slots, op, lane, warp == 0);
+        if (warp == 0) SCANLAB_TRACE(tile, pl::kPrefixPublished);
+      }
+#endif
+      (void)tile_aggregate;
+    } else if constexpr (LookBackWarp) {
       // From the look-back warp, which has mostly found it while the tile waited in the ring.
       (void)tile_aggregate;
       prefix = ring.template take_prefix<T>(round);
@@ -856,10 +943,8 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
       // Warp 0 looks back (the reducer has published the aggregate, and tile 0's prefix), publishes
       // the prefix; the other scan warps wait for it at the barrier.
       if (warp == 0) {
-        if (!one_tile) {
-          pl::barrier_wait(&words.reduced[s], parity);  // the aggregate is out: our prefix must come after it
-          if (lane == 0) pl::barrier_arrive(&words.empty[s]);
-        }
+        pl::barrier_wait(&words.reduced[s], parity);  // the aggregate is out: our prefix must come after it
+        if (lane == 0) pl::barrier_arrive(&words.empty[s]);
         SCANLAB_TRACE(tile, pl::kLookBackStart);
         if (tile != 0) {
           prefix = pl::look_back<T, kWide>(status, tile, op, lane);

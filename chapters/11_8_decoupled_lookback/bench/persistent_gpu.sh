@@ -9,7 +9,8 @@
 # Steps (STEPS, default all; the build always runs, of TARGETS, default the four programs):
 #   tests     the 11.8 cuda tests of the persistent kernel (grading grid, 100 launches, 2^30, ...)
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck, initcheck on scanlab_11_8: the ctest
-#             runs 11.8.sanitize.* (both kernels, n = 20001: the persistent kernel's small shape) and
+#             runs 11.8.sanitize.* (both kernels, n = 20001: on sm_90 the persistent kernel's cluster
+#             of one-tile blocks), 11.8.small.sanitize.* (n = 131073: its small shape) and
 #             11.8.large.sanitize.* (the persistent kernel at n = 300001: its large shape, a partial last
 #             tile), then the same four tools on the persistent kernel's one-tile path (n = 3001)
 #   bench     scanlab_bench, n = 2^BENCH_MIN_LOG2 (default 10) .. 2^BENCH_MAX_LOG2 (default 29),
@@ -20,7 +21,7 @@
 #   variants  the kernel's options (issue 38: PersistentOption, bench names persistent_x_*) against the
 #             tuned kernel, CUB and memcpy in one scanlab_bench run, n = 2^VARIANTS_MIN_LOG2 (default
 #             10) .. 2^VARIANTS_MAX_LOG2 (default 24), VARIANTS_TYPES (default the four) -> variants.csv;
-#             then the tuned kernel, the variant with every option and memcpy with L2 left warm
+#             then the tuned kernel, the one without clusters and memcpy with L2 left warm
 #             (--no-flush), int32, n = 2^12 .. 2^24 -> variants_warm.csv
 #   roles     time per role (scanlab_persistent_roles: the kernel's clock64 stamps per tile), int32,
 #             n = 2^ROLES_LOG2 (default "10 12 14 16 18 20 22 24") -> roles.csv
@@ -55,8 +56,8 @@ if wants tests; then
 fi
 
 if wants sanitize; then
-  step "compute-sanitizer on scanlab_11_8 (ctest -R '11.8(.large)?.sanitize')"
-  timeout ${SANITIZE_TIMEOUT:-300} ctest --test-dir "$BUILD" -R '^11\.8\.(large\.)?sanitize' -j 8 --timeout 280 \
+  step "compute-sanitizer on scanlab_11_8 (ctest -R '11.8(.large|.small)?.sanitize')"
+  timeout ${SANITIZE_TIMEOUT:-300} ctest --test-dir "$BUILD" -R '^11\.8\.(large\.|small\.)?sanitize' -j 8 --timeout 280 \
     --output-on-failure >"$OUT/sanitize.log" 2>&1 || fail "sanitize (see sanitize.log)"
   grep -E "tests passed|Failed|\*\*\*|Timeout" "$OUT/sanitize.log" | head -20
   for tool in memcheck racecheck synccheck initcheck; do
@@ -92,7 +93,7 @@ if wants variants; then
     --types "${VARIANTS_TYPES:-int32,float,int64,double}" --csv "$OUT/variants.csv" >"$OUT/variants.log" 2>&1 \
     || fail "variants (see variants.log)"
   grep -E "FAILED" "$OUT/variants.log" | head -10
-  timeout 120 "$bench" --sweep --no-sections --no-flush --only =persistent,persistent_x_pf_wide_col,=memcpy \
+  timeout 120 "$bench" --sweep --no-sections --no-flush --only =persistent,persistent_x_cluster1,=memcpy \
     --min-log2 12 --max-log2 24 --types int32 --csv "$OUT/variants_warm.csv" >>"$OUT/variants.log" 2>&1 \
     || fail "variants, L2 warm (see variants.log)"
   # time (us) per n and contender, int32, then float

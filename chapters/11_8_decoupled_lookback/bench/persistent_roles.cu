@@ -53,13 +53,13 @@ int main(int argc, char** argv) {
   std::printf("n,tiles,what,median_us,max_us\n");
   for (const int k : log2s) {
     const std::size_t n = std::size_t{1} << k;
-    const std::size_t tiles = ceil_div(n, Scan::tile_for(n));
+    Scan scan(n);
+    const std::size_t tiles = ceil_div(n, scan.tile_for(n));
     std::vector<int> ones(n, 1), out(n);
     DeviceBuffer<int> d_in(n), d_out(n);
     d_in.upload(ones.data());
     DeviceBuffer<unsigned long long> trace(tiles * E);
     unsigned long long* p = trace.data();
-    Scan scan(n);
     for (int i = 0; i < 3; ++i) scan(d_in.data(), d_out.data(), n, Add<int>{}, ScanKind::inclusive);
     trace.fill(0xff);  // ~0: not stamped
     SCANLAB_CUDA_CHECK(cudaMemcpyToSymbol(lookback::pipeline::g_trace, &p, sizeof(p)));
