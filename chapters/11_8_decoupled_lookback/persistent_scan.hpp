@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "decoupled_lookback_scan.hpp"  // LookbackWorkspace
@@ -49,6 +51,9 @@ unsigned largest_cluster(Kernel kernel, unsigned threads, std::size_t shared_byt
   SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   cudaFuncAttributes attributes{};
   SCANLAB_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  if (std::getenv("SCANLAB_CLUSTER_DEBUG") != nullptr) {
+    std::fprintf(stderr, "largest_cluster: cc %d, binary %d, ptx %d\n", major, attributes.binaryVersion, attributes.ptxVersion);
+  }
   if (major < 9 || attributes.binaryVersion < 90) return 0;  // (its cluster code is compiled for sm_90 only)
   if (most > 8) {
     SCANLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
@@ -66,7 +71,11 @@ unsigned largest_cluster(Kernel kernel, unsigned threads, std::size_t shared_byt
     config.attrs = &cluster;
     config.numAttrs = 1;
     int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0) return blocks;
+    const cudaError_t status = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
+    if (std::getenv("SCANLAB_CLUSTER_DEBUG") != nullptr) {
+      std::fprintf(stderr, "largest_cluster: %u blocks: %s, %d clusters\n", blocks, cudaGetErrorString(status), clusters);
+    }
+    if (status == cudaSuccess && clusters > 0) return blocks;
     (void)cudaGetLastError();  // (a size the GPU does not take: try a smaller one)
   }
   return 0;
@@ -147,6 +156,9 @@ class PersistentScan {
     if (kTuned && cluster_blocks >= 2) cluster_blocks_ = std::max(1u, Single::largest_cluster(cluster_blocks));
   }
   static std::size_t workspace_bytes(std::size_t n) { return LookbackWorkspace<T>::bytes(workspace_tiles(n)); }
+
+  /// The largest cluster of one-tile blocks this scan launches (1: none).
+  std::size_t cluster_blocks() const { return cluster_blocks_; }
 
   /// Test knob, as DecoupledLookbackScan's: only tiles numbered k * 2^log2 publish their prefix.
   void set_prefix_period_log2(unsigned k) { prefix_mask_ = k >= 32 ? ~0u : (1u << k) - 1u; }
