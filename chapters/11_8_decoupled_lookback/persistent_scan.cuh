@@ -223,60 +223,67 @@ __device__ __forceinline__ void bulk_load(void* smem, const void* gmem, unsigned
 
 #if defined(SCANLAB_PIPELINE_TMA)
 // ---- a cluster of one-tile blocks (sm_90): distributed shared memory --------------------------------
-// The one-tile shape launched as a thread block cluster of C blocks, block r scanning tile r: the
-// blocks hand each other their tiles' aggregates through distributed shared memory (a block's
-// shared memory, which the other blocks of its cluster can address) and one cluster barrier, instead
-// of tickets, status words in global memory and look-backs. A cluster's blocks run at the same time
-// by construction (the GPU starts all of them or none), so no block waits for one that has not
-// started. Each of the cluster's threads arrives at the cluster barrier once at the start (a block
-// may write into another's shared memory only once that block has started), waits, arrives after the
-// aggregates are written and waits again; the threads with nothing to do arrive and wait too.
+// The one-tile shape launched as a thread block cluster of C blocks, block r scanning tile r: each
+// block sends its tile's aggregate to every later block of the cluster, straight into that block's
+// shared memory (distributed shared memory: the blocks of a cluster can address each other's), instead
+// of tickets, status words in global memory and look-backs. A cluster's blocks run at the same time by
+// construction (the GPU starts all of them or none), so no block waits for one that has not started.
+// Each value travels as one asynchronous store (st.async) that also counts its bytes on the receiving
+// block's mbarrier: a block waits only for the values it needs, and no block waits for a later one.
+// A block may write into another's shared memory only once that block has started (and set up its
+// mbarrier): every thread arrives at the cluster barrier at the start, and the senders wait on it
+// before they send (by then it has long completed).
 
-/// Every thread of the block: arrive at the cluster barrier (relaxed: orders no memory access).
+/// Every thread of the block, once, at the start: arrive at the cluster barrier (relaxed: thread 0's
+/// mbarrier set-up is released by its fence.mbarrier_init).
 __device__ __forceinline__ void cluster_arrive_relaxed() { asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory"); }
-/// Every thread: arrive (release: this thread's writes, into other blocks' shared memory too, are seen by
-/// whoever waits on the barrier).
-__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.aligned;" ::: "memory"); }
-/// Every thread: wait until every thread of the cluster has arrived (acquire).
+/// A whole warp: wait until every thread of the cluster has arrived.
 __device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); }
 
-/// The threads of a one-tile block that take no part in the scan: their share of the cluster's two
-/// barrier phases (the arrival at the kernel's start is behind them).
-__device__ __forceinline__ void cluster_stand_by() {
-  cluster_wait();
-  cluster_arrive();
-  cluster_wait();
-}
-
-/// A scan warp of block r of a cluster of one-tile blocks (the cluster's arrival at the kernel's
-/// start behind it): the exclusive prefix of its tile, the aggregates of blocks 0 .. r-1 combined in
-/// order, in every lane. Scan warp 0 (`push`) writes this block's `aggregate` into slot r of every
-/// later block's `slots` (a __shared__ array of at least 32); every scan warp then combines its own
-/// block's slots 0 .. r-1.
+/// A scan warp of block r of a cluster of one-tile blocks: the exclusive prefix of its tile, the
+/// aggregates of blocks 0 .. r-1 combined in order, in every lane. Scan warp 0 (`send`) sends this
+/// block's `aggregate` to slot r of `slots` (a __shared__ array of at least 32) in every later block,
+/// and tells this block's `arrived` (an mbarrier for one arrival, initialised at the start) to expect
+/// the r values of the blocks before; every scan warp waits for them and combines its block's slots.
 template <class T, class Op>
-__device__ T cluster_exclusive_prefix(T aggregate, T* slots, Op op, unsigned lane, bool push) {
+__device__ T cluster_exclusive_prefix(T aggregate, T* slots, unsigned long long* arrived, Op op, unsigned lane,
+                                      bool send) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "4- or 8-byte values");
   unsigned rank = 0, blocks = 0;
   asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
   asm("mov.u32 %0, %%cluster_nctarank;" : "=r"(blocks));
-  cluster_wait();  // every block of the cluster has started: its shared memory may be written
-  if (push && lane > rank && lane < blocks) {
-    unsigned remote = 0;  // slot `rank` in block `lane`
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-                 : "=r"(remote)
-                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(slots + rank))), "r"(lane));
-    if constexpr (sizeof(T) == 4) {
-      std::uint32_t bits = 0;
-      std::memcpy(&bits, &aggregate, 4);
-      asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(remote), "r"(bits) : "memory");
-    } else {
-      std::uint64_t bits = 0;
-      std::memcpy(&bits, &aggregate, 8);
-      asm volatile("st.shared::cluster.u64 [%0], %1;" ::"r"(remote), "l"(bits) : "memory");
+  if (send) {
+    cluster_wait();  // every block of the cluster has started and set up its mbarrier
+    if (lane > rank && lane < blocks) {  // to block `lane`: its slot `rank`, counted on its `arrived`
+      unsigned slot = 0, bar = 0;
+      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                   : "=r"(slot)
+                   : "r"(static_cast<unsigned>(__cvta_generic_to_shared(slots + rank))), "r"(lane));
+      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                   : "=r"(bar)
+                   : "r"(static_cast<unsigned>(__cvta_generic_to_shared(arrived))), "r"(lane));
+      if constexpr (sizeof(T) == 4) {
+        std::uint32_t bits = 0;
+        std::memcpy(&bits, &aggregate, 4);
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(slot), "r"(bits),
+                     "r"(bar)
+                     : "memory");
+      } else {
+        std::uint64_t bits = 0;
+        std::memcpy(&bits, &aggregate, 8);
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%0], %1, [%2];" ::"r"(slot), "l"(bits),
+                     "r"(bar)
+                     : "memory");
+      }
+    }
+    if (lane == 0) {  // the one arrival, expecting the bytes of the r values before this block's
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
+                       static_cast<unsigned>(__cvta_generic_to_shared(arrived))),
+                   "r"(rank * static_cast<unsigned>(sizeof(T)))
+                   : "memory");
     }
   }
-  cluster_arrive();
-  cluster_wait();  // every block's aggregate is in the slots of the blocks after it
+  barrier_wait(arrived, 0);  // (its one phase)
   const T mine = lane < rank ? slots[lane] : Op::identity();
   return __shfl_sync(kFullWarp, warp_reduce_in_order(mine, op, lane), 0);
 }
@@ -703,8 +710,8 @@ constexpr std::size_t persistent_scan_shared_bytes() {
 /// producer, the reducer and the look-back warp have nothing to do, no ticket is taken and no status
 /// published. A small scan then costs one load latency and one store, as a copy does, instead of a
 /// chain of handovers. On sm_90 the host may launch it as one thread block cluster of gridDim.x
-/// blocks, block r scanning tile r: the blocks exchange their aggregates through distributed shared
-/// memory (cluster_exclusive_prefix).
+/// blocks, block r scanning tile r: the blocks send their aggregates to the later blocks through
+/// distributed shared memory (cluster_exclusive_prefix).
 /// (A compile-time choice: the run-time test alone made the compiler give the large shape 152
 /// registers instead of 64.)
 /// `Options`: PersistentOption bits (the variants timed against each other).
@@ -736,8 +743,11 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
   // not overwrite a total that a slower warp is still reading (they meet at one barrier a round).
   __shared__ T warp_totals[2 * Warps];
   __shared__ T tile_exclusive;  // (scan warp 0's look-back)
-  __shared__ T cluster_slots[32];  // (one tile per block in a cluster: the aggregates of the blocks before)
-  (void)cluster_slots;              // (used on sm_90 only)
+  // One tile per block in a cluster: the aggregates of the blocks before, and the mbarrier that
+  // counts them in (used on sm_90 only).
+  __shared__ T cluster_slots[32];
+  __shared__ unsigned long long cluster_arrived;
+  (void)cluster_slots, (void)cluster_arrived;
   scanlab::trace_shared("warp_totals", warp_totals, 2 * Warps);
 
   SCANLAB_TRACE_BLOCK_START;
@@ -758,15 +768,24 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
     if (warp == Warps) pl::prefetch_statuses<T>(status, tiles, lane);  // (the reducer: idle until a tile lands)
   }
   lb::Chunk<T> first_chunks[C];
+#if defined(SCANLAB_PIPELINE_TMA)
+  if (one_tile && gridDim.x > 1) {
+    // A cluster of one-tile blocks: the mbarrier that counts in the aggregates of the blocks before
+    // (set up before thread 0's loads, which the fence would wait for), then this block has started
+    // (cluster_exclusive_prefix).
+    if (threadIdx.x == 0) {
+      pl::barrier_init(&cluster_arrived, 1);
+      pl::barrier_init_fence();
+    }
+    pl::cluster_arrive_relaxed();
+  }
+#endif
   if constexpr (one_tile) {
     if (warp < Warps) {  // this warp's part of the tile (tile blockIdx.x), straight from x
       const std::size_t first = static_cast<std::size_t>(blockIdx.x) * kTile + static_cast<std::size_t>(warp) * 32 * Items;
       lb::load_warp_striped<Items>(x, first, n, x_aligned && first + 32 * Items <= n, Op::identity(), lane,
                                    first_chunks);
     }
-#if defined(SCANLAB_PIPELINE_TMA)
-    if (gridDim.x > 1) pl::cluster_arrive_relaxed();  // this block has started (see cluster_exclusive_prefix)
-#endif
   }
   if (threadIdx.x == 0) {
     ring.init_barriers(Warps + (LookBackWarp ? 1 : 0), LookBackWarp);
@@ -782,12 +801,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
     return ring.chunk_at(stage, tile, count, c, Op::identity());
   };
 
-  if (warp >= Warps && one_tile) {  // no producer, reducer or look-back for one tile
-#if defined(SCANLAB_PIPELINE_TMA)
-    if (gridDim.x > 1) pl::cluster_stand_by();
-#endif
-    return;
-  }
+  if (warp >= Warps && one_tile) return;  // no producer, reducer or look-back for one tile
 
   if (warp == kProducerWarp) {
     pl::run_producer(ring, status, first_ticket);
@@ -930,7 +944,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
 #if defined(SCANLAB_PIPELINE_TMA)
       if (gridDim.x > 1) {
         if (warp == 0) SCANLAB_TRACE(tile, pl::kLookBackStart);
-        prefix = pl::cluster_exclusive_prefix(tile_aggregate, cluster_slots, op, lane, warp == 0);
+        prefix = pl::cluster_exclusive_prefix(tile_aggregate, cluster_slots, &cluster_arrived, op, lane, warp == 0);
         if (warp == 0) SCANLAB_TRACE(tile, pl::kPrefixPublished);
       }
 #endif

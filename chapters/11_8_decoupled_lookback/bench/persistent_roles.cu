@@ -4,7 +4,11 @@
 // warm-up launches), checks the result and prints, per n, the median and the largest stamp over the
 // tiles, in microseconds since the tile's block started, and the durations between them.
 //
-//   scanlab_persistent_roles [LOG2 ...]   (default: 10 12 14 16 18 20 22 24)
+//   scanlab_persistent_roles [--variant NAME] [LOG2 ...]   (default: 10 12 14 16 18 20 22 24)
+//
+// --variant: the tuned kernel (default), or one of the kernel's variants of issue 38 with the
+// benchmark's names: x_col (the column reducer), x_wide (the wide look-back), x_cluster1 (no
+// clusters of one-tile blocks).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -37,10 +41,14 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  std::vector<int> log2s;
-  for (int i = 1; i < argc; ++i) log2s.push_back(std::atoi(argv[i]));
-  if (log2s.empty()) log2s = {10, 12, 14, 16, 18, 20, 22, 24};
+using Tuning = lookback::pipeline::PersistentTuning<int>;
+/// The tuned shapes with kernel options `Options`.
+template <unsigned Options>
+using TunedScan = s11_8::PersistentScan<int, Add<int>, Tuning::kWarps, Tuning::kItems, Tuning::kStages, -1, Options>;
+
+/// Runs `Scan` (a PersistentScan) once per n and prints its stamps.
+template <class Scan>
+int run(const std::vector<int>& log2s, unsigned cluster_blocks) {
   int device = 0, clock_khz = 0, l2 = 0;
   SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
   SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
@@ -48,12 +56,11 @@ int main(int argc, char** argv) {
   DeviceBuffer<int4> flush(2 * static_cast<std::size_t>(l2) / 16);
   flush.fill(1);
   DeviceBuffer<int> sink(1);
-  using Scan = s11_8::PersistentScan<int, Add<int>>;
   constexpr int E = lookback::pipeline::kTraceEvents;
   std::printf("n,tiles,what,median_us,max_us\n");
   for (const int k : log2s) {
     const std::size_t n = std::size_t{1} << k;
-    Scan scan(n);
+    Scan scan(n, cluster_blocks);
     const std::size_t tiles = ceil_div(n, scan.tile_for(n));
     std::vector<int> ones(n, 1), out(n);
     DeviceBuffer<int> d_in(n), d_out(n);
@@ -103,4 +110,24 @@ int main(int argc, char** argv) {
     row("prefix_to_stored", between(lookback::pipeline::kPrefixPublished, lookback::pipeline::kStored));
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  std::vector<int> log2s;
+  std::string variant;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--variant" && i + 1 < argc) {
+      variant = argv[++i];
+    } else {
+      log2s.push_back(std::atoi(argv[i]));
+    }
+  }
+  if (log2s.empty()) log2s = {10, 12, 14, 16, 18, 20, 22, 24};
+  namespace pl = lookback::pipeline;
+  if (variant.empty()) return run<TunedScan<Tuning::kOptions>>(log2s, Tuning::kClusterBlocks);
+  if (variant == "x_col") return run<TunedScan<pl::kColumnReducer>>(log2s, Tuning::kClusterBlocks);
+  if (variant == "x_wide") return run<TunedScan<pl::kWideLookBack>>(log2s, Tuning::kClusterBlocks);
+  if (variant == "x_cluster1") return run<TunedScan<Tuning::kOptions>>(log2s, 1);
+  std::fprintf(stderr, "persistent_roles: unknown variant %s\n", variant.c_str());
+  return 2;
 }
