@@ -88,22 +88,6 @@ namespace lookback::pipeline {
 /// On the cpu backend a smaller block (2 scan warps, 2 stages): the same code, with fewer threads
 /// spinning on emulated barriers and smaller tiles for the tests' sizes; its small shape covers up to
 /// two of its tiles, so that the tests run every shape and both ways to a tile's prefix.
-/// Variants of the kernel (issue 38: the middle sizes), OR-ed into its `Options` template parameter so
-/// that one build of the benchmark times them side by side (`scanlab_bench --sweep`, names
-/// persistent_x_*); PersistentTuning::kOptions is the tuned choice.
-enum PersistentOption : unsigned {
-  /// Each block prefetches a share of the launch's status words into L2 first thing: a look-back's
-  /// first reads would otherwise fetch them from DRAM (a status line goes there between launches).
-  kPrefetchStatuses = 1u,
-  /// Past its nearest window of 32 predecessors, a look-back reads 4 windows at once (128 predecessors
-  /// in one round trip): with several blocks on one round of tiles, the nearest PREFIX is often
-  /// a round, i.e. gridDim.x tiles, back.
-  kWideLookBack = 2u,
-  /// The reducer keeps one partial per element of a 16-byte chunk (4 independent chains of
-  /// operations instead of one 4 times as long) for commutative operators.
-  kColumnReducer = 4u,
-};
-
 template <class T>
 struct PersistentTuning {
 #if defined(SCANLAB_BACKEND_CPU)
@@ -118,7 +102,6 @@ struct PersistentTuning {
   static constexpr bool kSmallLookBackWarp = false;
   static constexpr int kSingleWarps = 2;
   static constexpr int kSingleItems = sizeof(T) == 4 ? 16 : 8;
-  static constexpr unsigned kOptions = 0;
   static constexpr unsigned kClusterBlocks = 0;  // (no clusters on the emulator)
 #else
   static constexpr int kWarps = sizeof(T) == 4 ? 8 : 4;
@@ -132,10 +115,10 @@ struct PersistentTuning {
   static constexpr bool kSmallLookBackWarp = false;
   static constexpr int kSingleWarps = 8;
   static constexpr int kSingleItems = sizeof(T) == 4 ? 32 : 16;
-  static constexpr unsigned kOptions = 0;
   /// Scans of up to this many kSingle* tiles run as one thread block cluster of a block per tile
-  /// (sm_90; 8 is the largest portable cluster size).
-  static constexpr unsigned kClusterBlocks = 8;
+  /// (sm_90; clusters of more than 8 blocks are not portable: where the GPU takes no cluster of 16,
+  /// the largest it takes).
+  static constexpr unsigned kClusterBlocks = 16;
 #endif
 };
 
@@ -228,64 +211,51 @@ __device__ __forceinline__ void bulk_load(void* smem, const void* gmem, unsigned
 // shared memory (distributed shared memory: the blocks of a cluster can address each other's), instead
 // of tickets, status words in global memory and look-backs. A cluster's blocks run at the same time by
 // construction (the GPU starts all of them or none), so no block waits for one that has not started.
-// Each value travels as one asynchronous store (st.async) that also counts its bytes on the receiving
-// block's mbarrier: a block waits only for the values it needs, and no block waits for a later one.
-// A block may write into another's shared memory only once that block has started (and set up its
-// mbarrier): every thread arrives at the cluster barrier at the start, and the senders wait on it
-// before they send (by then it has long completed).
+// A value travels as the status words of 11.8 (tile_status.cuh: 32 bits of it and a tag per 64-bit
+// word), written into the receiver's slot with a remote atomic exchange; the receiver reads its own
+// slots (atomics, which racecheck does not take for a race) until every one it needs carries the tag.
+// A block may write into another's shared memory only once that block has started and cleared its
+// slots: every thread arrives at the cluster barrier at the start, after warp 0 has cleared them, and
+// waits on it once, before it sends or reads (by then it has long completed).
 
-/// Every thread of the block, once, at the start: arrive at the cluster barrier (relaxed: thread 0's
-/// mbarrier set-up is released by its fence.mbarrier_init).
-__device__ __forceinline__ void cluster_arrive_relaxed() { asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory"); }
-/// A whole warp: wait until every thread of the cluster has arrived.
+/// Every thread of the block, once, at the start (warp 0 having cleared the slots): arrive at the
+/// cluster barrier (release: the cleared slots come before any other block's write into them).
+__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.aligned;" ::: "memory"); }
+/// Every thread, once, later: wait until every thread of the cluster has arrived (acquire).
 __device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); }
 
-/// A scan warp of block r of a cluster of one-tile blocks: the exclusive prefix of its tile, the
-/// aggregates of blocks 0 .. r-1 combined in order, in every lane. Scan warp 0 (`send`) sends this
-/// block's `aggregate` to slot r of `slots` (a __shared__ array of at least 32) in every later block,
-/// and tells this block's `arrived` (an mbarrier for one arrival, initialised at the start) to expect
-/// the r values of the blocks before; every scan warp waits for them and combines its block's slots.
+/// A scan warp of block r of a cluster of one-tile blocks, after cluster_arrive: the exclusive prefix
+/// of its tile, the aggregates of blocks 0 .. r-1 combined in order, in every lane. Scan warp 0
+/// (`send`) writes this block's `aggregate` into slot r of `slots` (a __shared__ array of 32 slots of
+/// kStatusWords<T> words, cleared at the start) in every later block; every scan warp reads its own
+/// block's slots 0 .. r-1 until all are written.
 template <class T, class Op>
-__device__ T cluster_exclusive_prefix(T aggregate, T* slots, unsigned long long* arrived, Op op, unsigned lane,
-                                      bool send) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "4- or 8-byte values");
+__device__ T cluster_exclusive_prefix(T aggregate, unsigned long long* slots, Op op, unsigned lane, bool send) {
+  constexpr int W = kStatusWords<T>;
   unsigned rank = 0, blocks = 0;
   asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
   asm("mov.u32 %0, %%cluster_nctarank;" : "=r"(blocks));
-  if (send) {
-    cluster_wait();  // every block of the cluster has started and set up its mbarrier
-    if (lane > rank && lane < blocks) {  // to block `lane`: its slot `rank`, counted on its `arrived`
-      unsigned slot = 0, bar = 0;
+  cluster_wait();  // every block of the cluster has started and cleared its slots
+  if (send && lane > rank && lane < blocks) {  // to block `lane`, its slot `rank`
+    unsigned long long words[W];
+    pack_status(aggregate, kAggregate, 1, words);
+    SCANLAB_UNROLL for (int k = 0; k < W; ++k) {
+      unsigned remote = 0;
       asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-                   : "=r"(slot)
-                   : "r"(static_cast<unsigned>(__cvta_generic_to_shared(slots + rank))), "r"(lane));
-      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-                   : "=r"(bar)
-                   : "r"(static_cast<unsigned>(__cvta_generic_to_shared(arrived))), "r"(lane));
-      if constexpr (sizeof(T) == 4) {
-        std::uint32_t bits = 0;
-        std::memcpy(&bits, &aggregate, 4);
-        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(slot), "r"(bits),
-                     "r"(bar)
-                     : "memory");
-      } else {
-        std::uint64_t bits = 0;
-        std::memcpy(&bits, &aggregate, 8);
-        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%0], %1, [%2];" ::"r"(slot), "l"(bits),
-                     "r"(bar)
-                     : "memory");
-      }
-    }
-    if (lane == 0) {  // the one arrival, expecting the bytes of the r values before this block's
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
-                       static_cast<unsigned>(__cvta_generic_to_shared(arrived))),
-                   "r"(rank * static_cast<unsigned>(sizeof(T)))
-                   : "memory");
+                   : "=r"(remote)
+                   : "r"(static_cast<unsigned>(__cvta_generic_to_shared(slots + rank * W + k))), "r"(lane));
+      asm volatile("atom.relaxed.cluster.shared::cluster.exch.b64 _, [%0], %1;" ::"r"(remote), "l"(words[k]) : "memory");
     }
   }
-  barrier_wait(arrived, 0);  // (its one phase)
-  const T mine = lane < rank ? slots[lane] : Op::identity();
-  return __shfl_sync(kFullWarp, warp_reduce_in_order(mine, op, lane), 0);
+  TileStatus<T> s{kAggregate, Op::identity()};
+  if (lane < rank) {
+    do {  // (a slot cleared at the start reads as not published)
+      unsigned long long words[W];
+      SCANLAB_UNROLL for (int k = 0; k < W; ++k) words[k] = atomicAdd(&slots[lane * W + k], 0ull);
+      s = unpack_status<T>(words, 1);
+    } while (s.flag == kNotPublished);
+  }
+  return __shfl_sync(kFullWarp, warp_reduce_in_order(s.value, op, lane), 0);
 }
 #endif
 
@@ -371,74 +341,34 @@ __device__ __forceinline__ T shared_value(unsigned long long* slot, unsigned lan
 
 // ---- the look-back -------------------------------------------------------------------------------
 
-/// One step of a look-back: the 32 * K predecessors before `window_end`, lane l reading tiles
-/// window_end - 32 K + K l .. + K - 1 (its K loads in flight together: one round trip for the step),
-/// read again until all are published. Returns whether a PREFIX is among them; `window` gets, in
-/// every lane, the nearest PREFIX combined in index order with the AGGREGATEs after it (no PREFIX:
-/// all of them combined). Tiles before 0 count as the identity, as a PREFIX.
-template <int K, class T, class Op>
-__device__ bool look_back_step(const TileStatusArray& status, long long window_end, Op op, unsigned lane, T& window) {
-  const long long first = window_end - 32 * K + K * static_cast<long long>(lane);
-  TileStatus<T> s[K];
-  for (unsigned tries = 0;; ++tries) {
-    bool published = true;
-    SCANLAB_UNROLL for (int j = 0; j < K; ++j) {
-      s[j] = TileStatus<T>{kPrefix, Op::identity()};
-      if (first + j >= 0) s[j] = read_status<T>(status, static_cast<unsigned>(first + j));
-    }
-    SCANLAB_UNROLL for (int j = 0; j < K; ++j) published = published && s[j].flag != kNotPublished;
-    if (__all_sync(kFullWarp, published)) break;
-#if defined(SCANLAB_BACKEND_CUDA)
-    if (tries == (1u << 26)) __trap();  // a tile that never publishes: stop rather than hang
-#else
-    (void)tries;
-#endif
-  }
-  // This lane's K tiles in order, from its last PREFIX on; then the lanes from the nearest PREFIX on.
-  T mine = s[0].value;
-  bool has_prefix = s[0].flag == kPrefix;
-  SCANLAB_UNROLL for (int j = 1; j < K; ++j) {
-    mine = s[j].flag == kPrefix ? s[j].value : op(mine, s[j].value);
-    has_prefix = has_prefix || s[j].flag == kPrefix;
-  }
-  const unsigned prefixes = __ballot_sync(kFullWarp, has_prefix);
-  const int nearest = prefixes != 0 ? highest_lane(prefixes) : 0;
-  if (static_cast<int>(lane) < nearest) mine = Op::identity();  // already included in that PREFIX
-  window = __shfl_sync(kFullWarp, warp_reduce_in_order(mine, op, lane), 0);
-  return prefixes != 0;
-}
-
 /// The exclusive prefix of tile `tile` (> 0), in every lane of the calling warp: the nearest
-/// published PREFIX among its predecessors combined, in order, with the AGGREGATEs after it. The
-/// nearest 32 predecessors first (lane l reads tile tile - 32 + l); past them `Wide` windows of 32
-/// per step. The same algorithm as the exercise's look_back (decoupled_lookback.cuh, Wide = 1),
-/// written here so this kernel does not depend on it.
-template <class T, int Wide = 1, class Op>
+/// published PREFIX among its predecessors combined, in order, with the AGGREGATEs after it; 32
+/// predecessors per step (lane l reads tile window_end - 32 + l). The same algorithm as the
+/// exercise's look_back (decoupled_lookback.cuh), written here so this kernel does not depend on it.
+template <class T, class Op>
 __device__ T look_back(const TileStatusArray& status, unsigned tile, Op op, unsigned lane) {
   T exclusive = Op::identity();
-  if (look_back_step<1>(status, tile, op, lane, exclusive)) return exclusive;
-  for (long long window_end = static_cast<long long>(tile) - 32;; window_end -= 32 * Wide) {
-    T window = Op::identity();
-    const bool found = look_back_step<Wide>(status, window_end, op, lane, window);
-    exclusive = op(window, exclusive);  // earlier tiles on the left
-    if (found) return exclusive;
-  }
-}
-
-/// Kernel option kPrefetchStatuses: `lane` of one warp of each block asks L2 for its block's share of
-/// the 128-byte lines holding the launch's `tiles` statuses (no-op on the cpu backend).
-template <class T>
-__device__ __forceinline__ void prefetch_statuses(const TileStatusArray& status, unsigned tiles, unsigned lane) {
+  long long window_end = tile;
+  for (;;) {
+    const long long predecessor = window_end - 32 + static_cast<long long>(lane);
+    TileStatus<T> s{kPrefix, Op::identity()};  // tiles before 0: the identity, as a prefix
+    for (unsigned tries = 0;; ++tries) {
+      if (predecessor >= 0) s = read_status<T>(status, static_cast<unsigned>(predecessor));
+      if (__all_sync(kFullWarp, s.flag != kNotPublished)) break;
 #if defined(SCANLAB_BACKEND_CUDA)
-  const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(status.words) & ~std::uintptr_t{127};
-  const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(status.words + std::size_t{tiles} * kStatusWords<T>);
-  for (std::uintptr_t line = begin + 128 * (blockIdx.x + std::uintptr_t{gridDim.x} * lane); line < end;
-       line += 128 * 32 * std::uintptr_t{gridDim.x}) {
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(line));
-  }
+      if (tries == (1u << 26)) __trap();  // a tile that never publishes: stop rather than hang
 #else
-  (void)status, (void)tiles, (void)lane;
+      (void)tries;
 #endif
+    }
+    const unsigned prefixes = __ballot_sync(kFullWarp, s.flag == kPrefix);
+    const int nearest = prefixes != 0 ? highest_lane(prefixes) : 0;
+    const T mine = static_cast<int>(lane) >= nearest ? s.value : Op::identity();
+    const T window = __shfl_sync(kFullWarp, warp_reduce_in_order(mine, op, lane), 0);
+    exclusive = op(window, exclusive);  // earlier tiles on the left
+    if (prefixes != 0) return exclusive;
+    window_end -= 32;
+  }
 }
 
 
@@ -655,7 +585,7 @@ __device__ __forceinline__ void run_reducer(const Ring& ring, const TileStatusAr
 /// to L2 or more, which the consumers would otherwise wait out for every tile. The stage goes back once
 /// the tile number and the aggregate are read; the prefix goes to the consumers through prefix_value
 /// and `prefixed`. Only tiles numbered k * (prefix_mask + 1) publish their PREFIX (a test knob; 0: all).
-template <class A, int Wide = 1, class Op, class Ring>
+template <class A, class Op, class Ring>
 __device__ __forceinline__ void run_look_back_warp(const Ring& ring, const TileStatusArray& status, Op op,
                                                    unsigned prefix_mask) {
   const unsigned lane = ring.lane;
@@ -673,7 +603,7 @@ __device__ __forceinline__ void run_look_back_warp(const Ring& ring, const TileS
       SCANLAB_TRACE(tile, kLookBackStart);
       A prefix = Op::identity();
       if (tile != 0) {
-        prefix = look_back<A, Wide>(status, tile, op, lane);
+        prefix = look_back<A>(status, tile, op, lane);
         if (lane == 0 && (tile & prefix_mask) == 0) publish_status(status, tile, kPrefix, op(prefix, aggregate));
       }
       if (lane == 0) share_value(&w.prefix_value[round % Ring::kPrefixRing], prefix);
@@ -714,8 +644,7 @@ constexpr std::size_t persistent_scan_shared_bytes() {
 /// distributed shared memory (cluster_exclusive_prefix).
 /// (A compile-time choice: the run-time test alone made the compiler give the large shape 152
 /// registers instead of 64.)
-/// `Options`: PersistentOption bits (the variants timed against each other).
-template <int Warps, int Items, int Stages, bool LookBackWarp, class T, class Op, unsigned Options = 0>
+template <int Warps, int Items, int Stages, bool LookBackWarp, class T, class Op>
 __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // persistent_scan_block_warps()
     persistent_scan_kernel(const T* x, T* y, std::size_t n, Op op, bool exclusive, lookback::TileStatusArray status,
                            unsigned tiles, unsigned prefix_mask) {
@@ -732,7 +661,6 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
   static_assert(!(one_tile && LookBackWarp), "one tile has no look-back");
   constexpr int kLookBackWarp = Warps + 1;  // (with LookBackWarp)
   constexpr int kProducerWarp = persistent_scan_block_warps<Warps, LookBackWarp>() - 1;
-  constexpr int kWide = (Options & pl::kWideLookBack) != 0 ? 4 : 1;  // windows per look-back step past the first
 
   using Ring = pl::TileRing<T, kTileChunks, Stages>;
   lb::Chunk<T>* stage_data = scanlab::dynamic_shared<lb::Chunk<T>>();  // Stages tiles
@@ -743,11 +671,9 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
   // not overwrite a total that a slower warp is still reading (they meet at one barrier a round).
   __shared__ T warp_totals[2 * Warps];
   __shared__ T tile_exclusive;  // (scan warp 0's look-back)
-  // One tile per block in a cluster: the aggregates of the blocks before, and the mbarrier that
-  // counts them in (used on sm_90 only).
-  __shared__ T cluster_slots[32];
-  __shared__ unsigned long long cluster_arrived;
-  (void)cluster_slots, (void)cluster_arrived;
+  // One tile per block in a cluster: the aggregates of the blocks before (sm_90 only).
+  __shared__ unsigned long long cluster_slots[32 * lb::kStatusWords<T>];
+  (void)cluster_slots;
   scanlab::trace_shared("warp_totals", warp_totals, 2 * Warps);
 
   SCANLAB_TRACE_BLOCK_START;
@@ -764,20 +690,15 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
   // first ticket (blocks mostly start in order); one tile: the scan warps load it.
   unsigned long long first_ticket = 0;
   if (!one_tile && warp == kProducerWarp && lane == 0) first_ticket = lb::take_ticket(status, tiles + gridDim.x);
-  if constexpr (!one_tile && (Options & pl::kPrefetchStatuses) != 0) {
-    if (warp == Warps) pl::prefetch_statuses<T>(status, tiles, lane);  // (the reducer: idle until a tile lands)
-  }
   lb::Chunk<T> first_chunks[C];
 #if defined(SCANLAB_PIPELINE_TMA)
   if (one_tile && gridDim.x > 1) {
-    // A cluster of one-tile blocks: the mbarrier that counts in the aggregates of the blocks before
-    // (set up before thread 0's loads, which the fence would wait for), then this block has started
-    // (cluster_exclusive_prefix).
-    if (threadIdx.x == 0) {
-      pl::barrier_init(&cluster_arrived, 1);
-      pl::barrier_init_fence();
+    // A cluster of one-tile blocks: this block's slots cleared, then it has started
+    // (cluster_exclusive_prefix). Before the loads, which a release would wait for.
+    if (warp == 0) {
+      for (int k = static_cast<int>(lane); k < 32 * lb::kStatusWords<T>; k += 32) atomicExch(&cluster_slots[k], 0ull);
     }
-    pl::cluster_arrive_relaxed();
+    pl::cluster_arrive();
   }
 #endif
   if constexpr (one_tile) {
@@ -801,7 +722,12 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
     return ring.chunk_at(stage, tile, count, c, Op::identity());
   };
 
-  if (warp >= Warps && one_tile) return;  // no producer, reducer or look-back for one tile
+  if (warp >= Warps && one_tile) {  // no producer, reducer or look-back for one tile
+#if defined(SCANLAB_PIPELINE_TMA)
+    if (gridDim.x > 1) pl::cluster_wait();  // (every thread that arrived waits once)
+#endif
+    return;
+  }
 
   if (warp == kProducerWarp) {
     pl::run_producer(ring, status, first_ticket);
@@ -824,24 +750,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
         const T v = combine(c, Op::identity());
         total = op(total, __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0));
       };
-      if constexpr (kCommutative && (Options & pl::kColumnReducer) != 0) {
-        // One partial per element of a chunk: E independent chains, each a quarter (4-byte) or half as
-        // long; combined once at the end.
-        lb::Chunk<T> part;
-        SCANLAB_UNROLL for (int e = 0; e < E; ++e) part.v[e] = Op::identity();
-        const auto add_chunk = [&](const lb::Chunk<T>& c) {
-          SCANLAB_UNROLL for (int e = 0; e < E; ++e) part.v[e] = op(part.v[e], c.v[e]);
-        };
-        if (count == kTileChunks) {
-          SCANLAB_UNROLL for (int row = 0; row < kTileChunks / 32; ++row) add_chunk(src[row * 32 + lane]);
-        } else {
-          const std::size_t rest = n - static_cast<std::size_t>(tile) * kTile;
-          const int rows = static_cast<int>(std::min<std::size_t>(kTileChunks / 32, (rest + 32 * E - 1) / (32 * E)));
-          for (int row = 0; row < rows; ++row) add_chunk(chunk_at(src, tile, count, row * 32 + lane));
-        }
-        const T v = combine(part, Op::identity());
-        total = __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(v, op, lane), 0);
-      } else if constexpr (kCommutative) {
+      if constexpr (kCommutative) {
         T v = Op::identity();
         if (count == kTileChunks) {  // (the branch outside the loops: the common case stays lean)
           SCANLAB_UNROLL for (int row = 0; row < kTileChunks / 32; ++row) v = combine(src[row * 32 + lane], v);
@@ -877,7 +786,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
   }
 
   if (LookBackWarp && warp == kLookBackWarp) {
-    pl::run_look_back_warp<T, kWide>(ring, status, op, prefix_mask);
+    pl::run_look_back_warp<T>(ring, status, op, prefix_mask);
     return;
   }
 
@@ -944,7 +853,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
 #if defined(SCANLAB_PIPELINE_TMA)
       if (gridDim.x > 1) {
         if (warp == 0) SCANLAB_TRACE(tile, pl::kLookBackStart);
-        prefix = pl::cluster_exclusive_prefix(tile_aggregate, cluster_slots, &cluster_arrived, op, lane, warp == 0);
+        prefix = pl::cluster_exclusive_prefix(tile_aggregate, cluster_slots, op, lane, warp == 0);
         if (warp == 0) SCANLAB_TRACE(tile, pl::kPrefixPublished);
       }
 #endif
@@ -961,7 +870,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
         if (lane == 0) pl::barrier_arrive(&words.empty[s]);
         SCANLAB_TRACE(tile, pl::kLookBackStart);
         if (tile != 0) {
-          prefix = pl::look_back<T, kWide>(status, tile, op, lane);
+          prefix = pl::look_back<T>(status, tile, op, lane);
           if (lane == 0 && (tile & prefix_mask) == 0) {
             lb::publish_status(status, tile, lb::kPrefix, op(prefix, tile_aggregate));
           }

@@ -8,8 +8,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "decoupled_lookback_scan.hpp"  // LookbackWorkspace
@@ -51,9 +49,6 @@ unsigned largest_cluster(Kernel kernel, unsigned threads, std::size_t shared_byt
   SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   cudaFuncAttributes attributes{};
   SCANLAB_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-  if (std::getenv("SCANLAB_CLUSTER_DEBUG") != nullptr) {
-    std::fprintf(stderr, "largest_cluster: cc %d, binary %d, ptx %d\n", major, attributes.binaryVersion, attributes.ptxVersion);
-  }
   if (major < 9 || attributes.binaryVersion < 90) return 0;  // (its cluster code is compiled for sm_90 only)
   if (most > 8) {
     SCANLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
@@ -71,11 +66,7 @@ unsigned largest_cluster(Kernel kernel, unsigned threads, std::size_t shared_byt
     config.attrs = &cluster;
     config.numAttrs = 1;
     int clusters = 0;
-    const cudaError_t status = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
-    if (std::getenv("SCANLAB_CLUSTER_DEBUG") != nullptr) {
-      std::fprintf(stderr, "largest_cluster: %u blocks: %s, %d clusters\n", blocks, cudaGetErrorString(status), clusters);
-    }
-    if (status == cudaSuccess && clusters > 0) return blocks;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0) return blocks;
     (void)cudaGetLastError();  // (a size the GPU does not take: try a smaller one)
   }
   return 0;
@@ -86,13 +77,13 @@ unsigned largest_cluster(Kernel kernel, unsigned threads, std::size_t shared_byt
 }
 
 /// One shape of the kernel (scan warps, items per thread, stages; 0 stages: the one-tile shape; with or
-/// without the look-back warp; the kernel's PersistentOption bits): its tile, block, shared memory and how
-/// many of its blocks fit on the GPU at once.
-template <class T, class Op, int Warps, int Items, int Stages, bool LookBackWarp = false, unsigned Options = 0>
+/// without the look-back warp): its tile, block, shared memory and how many of its blocks fit on the GPU
+/// at once.
+template <class T, class Op, int Warps, int Items, int Stages, bool LookBackWarp = false>
 struct PersistentShape {
   static constexpr std::size_t kTile = static_cast<std::size_t>(Warps) * 32 * Items;
   static constexpr unsigned kThreads = persistent_scan_block_warps<Warps, LookBackWarp>() * 32;
-  static constexpr auto kernel() { return persistent_scan_kernel<Warps, Items, Stages, LookBackWarp, T, Op, Options>; }
+  static constexpr auto kernel() { return persistent_scan_kernel<Warps, Items, Stages, LookBackWarp, T, Op>; }
   static constexpr std::size_t kSharedBytes = persistent_scan_shared_bytes<Warps, Items, Stages, T>();
 
   /// Blocks that fit at once (s11_8::resident_blocks).
@@ -105,9 +96,9 @@ struct PersistentShape {
   }
 };
 
-/// `Scan<T, Op>` for run_scan: scan warps per block, items per thread, ring stages, the look-back
-/// warp (LookBack 1: with, 0: without, -1: as tuned) and the kernel's PersistentOption bits of the
-/// pipelined shapes as template parameters (default: the sm_90 tuning). The tuned shape picks one of
+/// `Scan<T, Op>` for run_scan: scan warps per block, items per thread, ring stages and the look-back
+/// warp (LookBack 1: with, 0: without, -1: as tuned) as template parameters (default: the sm_90
+/// tuning); the most blocks of a cluster as the constructor's argument. The tuned shape picks one of
 /// five shapes by n: one tile of the small shape's warps and items, without a pipeline (the smallest
 /// scans: a small block is the quickest to start); one tile of the kSingle* warps and items; on
 /// sm_90, one thread block cluster of up to PersistentTuning::kClusterBlocks blocks of that one-tile
@@ -115,16 +106,14 @@ struct PersistentShape {
 /// when n fits one, else as itself.
 template <class T, class Op, int Warps = lookback::pipeline::PersistentTuning<T>::kWarps,
           int Items = lookback::pipeline::PersistentTuning<T>::kItems,
-          int Stages = lookback::pipeline::PersistentTuning<T>::kStages, int LookBack = -1,
-          unsigned Options = lookback::pipeline::PersistentTuning<T>::kOptions>
+          int Stages = lookback::pipeline::PersistentTuning<T>::kStages, int LookBack = -1>
 class PersistentScan {
   using Tuning = lookback::pipeline::PersistentTuning<T>;
   static constexpr bool kTuned =
       Warps == Tuning::kWarps && Items == Tuning::kItems && Stages == Tuning::kStages && LookBack == -1;
-  using Large =
-      PersistentShape<T, Op, Warps, Items, Stages, LookBack == -1 ? Tuning::kLookBackWarp : LookBack == 1, Options>;
+  using Large = PersistentShape<T, Op, Warps, Items, Stages, LookBack == -1 ? Tuning::kLookBackWarp : LookBack == 1>;
   using Small = PersistentShape<T, Op, Tuning::kSmallWarps, Tuning::kSmallItems, Tuning::kSmallStages,
-                                Tuning::kSmallLookBackWarp, Options>;
+                                Tuning::kSmallLookBackWarp>;
   using Single =
       PersistentShape<T, Op, kTuned ? Tuning::kSingleWarps : Warps, kTuned ? Tuning::kSingleItems : Items, 0>;
   using SmallSingle = PersistentShape<T, Op, Tuning::kSmallWarps, Tuning::kSmallItems, 0>;

@@ -52,33 +52,20 @@ void add_shapes(Contenders& list, unsigned spin_ns) {
 
 /// The persistent pipelined kernel (persistent_scan.cuh): "persistent", or with --sweep
 /// "persistent_<warps>w<items>i<stages>s" for the other shapes (scan warp 0 looks back), with "_lbw"
-/// for a shape with the look-back warp (LookBack 1). Kernel options other than the tuned ones
-/// (PersistentOption, the variants of issue 38): "persistent_x[_<shape>]" and a word per option
-/// (_pf: kPrefetchStatuses, _wide: kWideLookBack, _col: kColumnReducer; _base: none), and
-/// "_cluster<k>" for clusters of one-tile blocks of at most k blocks other than the tuned ones (1: none).
-template <class T, int Warps, int Items, int Stages, int LookBack = 0,
-          unsigned Options = lookback::pipeline::PersistentTuning<T>::kOptions>
+/// for a shape with the look-back warp (LookBack 1); "persistent_x_cluster<k>" for the tuned shapes
+/// with clusters of at most k one-tile blocks instead of the tuned most (1: no cluster).
+template <class T, int Warps, int Items, int Stages, int LookBack = 0>
 class Persistent final : public Contender {
  public:
   explicit Persistent(bool tuned, unsigned cluster_blocks = lookback::pipeline::PersistentTuning<T>::kClusterBlocks)
       : tuned_(tuned), cluster_blocks_(cluster_blocks) {}
   std::string name() const override {
-    namespace pl = lookback::pipeline;
-    const bool tuned_cluster = cluster_blocks_ == pl::PersistentTuning<T>::kClusterBlocks;
-    const bool tuned_options = Options == pl::PersistentTuning<T>::kOptions && tuned_cluster;
-    std::string name = tuned_options ? "persistent" : "persistent_x";
-    if (!tuned_) {
-      name += "_" + std::to_string(Warps) + "w" + std::to_string(Items) + "i" + std::to_string(Stages) + "s" +
-              (LookBack == 1 ? "_lbw" : "");
+    if (cluster_blocks_ != lookback::pipeline::PersistentTuning<T>::kClusterBlocks) {
+      return "persistent_x_cluster" + std::to_string(cluster_blocks_);
     }
-    if (!tuned_options) {
-      if (Options == 0 && tuned_cluster) name += "_base";
-      if (Options & pl::kPrefetchStatuses) name += "_pf";
-      if (Options & pl::kWideLookBack) name += "_wide";
-      if (Options & pl::kColumnReducer) name += "_col";
-      if (!tuned_cluster) name += "_cluster" + std::to_string(cluster_blocks_);
-    }
-    return name;
+    if (tuned_) return "persistent";
+    return "persistent_" + std::to_string(Warps) + "w" + std::to_string(Items) + "i" + std::to_string(Stages) + "s" +
+           (LookBack == 1 ? "_lbw" : "");
   }
   void prepare(std::size_t n) override {
     scan_.reset();
@@ -89,7 +76,7 @@ class Persistent final : public Contender {
   }
 
  private:
-  using Scan = s11_8::PersistentScan<T, Add<T>, Warps, Items, Stages, LookBack, Options>;
+  using Scan = s11_8::PersistentScan<T, Add<T>, Warps, Items, Stages, LookBack>;
   bool tuned_;
   unsigned cluster_blocks_;
   std::unique_ptr<Scan> scan_;
@@ -137,27 +124,10 @@ Contenders make_lookback(bool sweep, unsigned spin_ns) {
       list.push_back(std::make_unique<Persistent<T, 4, 16, 6, 1>>(false));
       list.push_back(std::make_unique<Persistent<T, 4, 8, 8, 1>>(false));
     }
-    // The kernel's options (issue 38), each alone and the two that do not widen the look-back
-    // together, in the tuned shapes; clusters of one-tile blocks: none (the kernel before them) and
-    // up to 16 blocks (not portable). (Measured once and dropped here: every option together, and
-    // with smaller blocks at the middle sizes, 4w16i4s and 8w16i4s_lbw: slower with the wide look-back.)
-    {
-      namespace pl = lookback::pipeline;
-      using TunedShape = Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages, -1, PTuned::kOptions>;
-      if constexpr (PTuned::kOptions != 0) {
-        list.push_back(std::make_unique<Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages, -1, 0>>(true));
-      }
-      list.push_back(std::make_unique<Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages, -1,
-                                                 pl::kPrefetchStatuses>>(true));
-      list.push_back(
-          std::make_unique<Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages, -1, pl::kWideLookBack>>(true));
-      list.push_back(
-          std::make_unique<Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages, -1, pl::kColumnReducer>>(true));
-      list.push_back(std::make_unique<Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages, -1,
-                                                 pl::kPrefetchStatuses | pl::kColumnReducer>>(true));
-      list.push_back(std::make_unique<TunedShape>(true, 1));
-      list.push_back(std::make_unique<TunedShape>(true, 16));
-    }
+    // The tuned shapes with clusters of one-tile blocks of at most 1 (none: the kernel before them)
+    // and 8 blocks (the largest portable size).
+    list.push_back(std::make_unique<Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages, -1>>(true, 1));
+    list.push_back(std::make_unique<Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages, -1>>(true, 8));
     // The tuned shape without the speculative load of its likely tile (the kernel's step 1).
     list.push_back(std::make_unique<Lookback<T, Tuned::kThreads, Tuned::kItems>>(true, spin_ns, false));
     if constexpr (sizeof(T) == 4) {

@@ -18,11 +18,12 @@
 #             most (default 330)
 #   sweep     the persistent kernel's shapes (warps x items x stages x look-back windows) at SWEEP_LOG2
 #             (default 10,12,14,16,18,20,22,24,28) for SWEEP_TYPES (default int32,int64) -> sweep.csv
-#   variants  the kernel's options (issue 38: PersistentOption, bench names persistent_x_*) against the
-#             tuned kernel, CUB and memcpy in one scanlab_bench run, n = 2^VARIANTS_MIN_LOG2 (default
-#             10) .. 2^VARIANTS_MAX_LOG2 (default 24), VARIANTS_TYPES (default the four) -> variants.csv;
-#             then the tuned kernel, the one without clusters and memcpy with L2 left warm
-#             (--no-flush), int32, n = 2^12 .. 2^24 -> variants_warm.csv
+#   variants  the tuned kernel against itself without clusters of one-tile blocks and with clusters of
+#             at most 8 (bench names persistent_x_cluster1, persistent_x_cluster8), CUB and memcpy in
+#             one scanlab_bench run, n = 2^VARIANTS_MIN_LOG2 (default 10) .. 2^VARIANTS_MAX_LOG2
+#             (default 24), VARIANTS_TYPES (default the four) -> variants.csv; then the tuned kernel, the
+#             one without clusters and memcpy with L2 left warm (--no-flush), int32, n = 2^12 .. 2^24
+#             -> variants_warm.csv
 #   roles     time per role (scanlab_persistent_roles: the kernel's clock64 stamps per tile), int32,
 #             n = 2^ROLES_LOG2 (default "10 12 14 16 18 20 22 24") -> roles.csv
 #   ncu       Nsight Compute on the tuned kernel, int32, at 2^NCU_LOG2 (default 28; several: "28 20"): DRAM
@@ -87,7 +88,7 @@ if wants sweep; then
 fi
 
 if wants variants; then
-  step "variants of the persistent kernel (issue 38) against the tuned one, CUB and memcpy"
+  step "the persistent kernel with and without clusters of one-tile blocks, CUB and memcpy"
   timeout "${VARIANTS_TIMEOUT:-300}" "$bench" --sweep --no-sections --only =persistent,persistent_x,=cub_inclusive_sum,=memcpy \
     --min-log2 "${VARIANTS_MIN_LOG2:-10}" --max-log2 "${VARIANTS_MAX_LOG2:-24}" \
     --types "${VARIANTS_TYPES:-int32,float,int64,double}" --csv "$OUT/variants.csv" >"$OUT/variants.log" 2>&1 \

@@ -6,9 +6,8 @@
 //
 //   scanlab_persistent_roles [--variant NAME] [LOG2 ...]   (default: 10 12 14 16 18 20 22 24)
 //
-// --variant: the tuned kernel (default), or one of the kernel's variants of issue 38 with the
-// benchmark's names: x_col (the column reducer), x_wide (the wide look-back), x_cluster1 (no
-// clusters of one-tile blocks).
+// --variant: the tuned kernel (default), or x_cluster1: without clusters of one-tile blocks (the
+// benchmark's name).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -41,14 +40,10 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-using Tuning = lookback::pipeline::PersistentTuning<int>;
-/// The tuned shapes with kernel options `Options`.
-template <unsigned Options>
-using TunedScan = s11_8::PersistentScan<int, Add<int>, Tuning::kWarps, Tuning::kItems, Tuning::kStages, -1, Options>;
-
-/// Runs `Scan` (a PersistentScan) once per n and prints its stamps.
-template <class Scan>
+/// Runs the tuned kernel once per n, with clusters of at most `cluster_blocks` one-tile blocks, and
+/// prints its stamps.
 int run(const std::vector<int>& log2s, unsigned cluster_blocks) {
+  using Scan = s11_8::PersistentScan<int, Add<int>>;
   int device = 0, clock_khz = 0, l2 = 0;
   SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
   SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
@@ -123,11 +118,8 @@ int main(int argc, char** argv) {
     }
   }
   if (log2s.empty()) log2s = {10, 12, 14, 16, 18, 20, 22, 24};
-  namespace pl = lookback::pipeline;
-  if (variant.empty()) return run<TunedScan<Tuning::kOptions>>(log2s, Tuning::kClusterBlocks);
-  if (variant == "x_col") return run<TunedScan<pl::kColumnReducer>>(log2s, Tuning::kClusterBlocks);
-  if (variant == "x_wide") return run<TunedScan<pl::kWideLookBack>>(log2s, Tuning::kClusterBlocks);
-  if (variant == "x_cluster1") return run<TunedScan<Tuning::kOptions>>(log2s, 1);
+  if (variant.empty()) return run(log2s, lookback::pipeline::PersistentTuning<int>::kClusterBlocks);
+  if (variant == "x_cluster1") return run(log2s, 1);
   std::fprintf(stderr, "persistent_roles: unknown variant %s\n", variant.c_str());
   return 2;
 }
