@@ -207,55 +207,59 @@ __device__ __forceinline__ void bulk_load(void* smem, const void* gmem, unsigned
 #if defined(SCANLAB_PIPELINE_TMA)
 // ---- a cluster of one-tile blocks (sm_90): distributed shared memory --------------------------------
 // The one-tile shape launched as a thread block cluster of C blocks, block r scanning tile r: each
-// block sends its tile's aggregate to every later block of the cluster, straight into that block's
-// shared memory (distributed shared memory: the blocks of a cluster can address each other's), instead
-// of tickets, status words in global memory and look-backs. A cluster's blocks run at the same time by
+// block leaves its tile's aggregate in its own shared memory, and the blocks after it read it from
+// there (distributed shared memory: the blocks of a cluster can address each other's), instead of
+// tickets, status words in global memory and look-backs. A cluster's blocks run at the same time by
 // construction (the GPU starts all of them or none), so no block waits for one that has not started.
-// A value travels as the status words of 11.8 (tile_status.cuh: 32 bits of it and a tag per 64-bit
-// word), written into the receiver's slot with a remote atomic exchange; the receiver reads its own
-// slots (atomics, which racecheck does not take for a race) until every one it needs carries the tag.
-// A block may write into another's shared memory only once that block has started and cleared its
-// slots: every thread arrives at the cluster barrier at the start, after warp 0 has cleared them, and
-// waits on it once, before it sends or reads (by then it has long completed).
+// Two phases of the cluster barrier, which every thread of the cluster passes: after the aggregates
+// are written (then they are read), and before a block exits (no block leaves while another may still
+// read its shared memory). Only the first is on the way to the stores.
+// (Faster ways measured here were not kept: values sent with st.async onto the receiver's mbarrier,
+// or written with remote atomics and polled for, took 0.32 us instead of 0.8 for two barrier phases,
+// but compute-sanitizer's racecheck did not finish on them or reported them.)
 
-/// Every thread of the block, once, at the start (warp 0 having cleared the slots): arrive at the
-/// cluster barrier (release: the cleared slots come before any other block's write into them).
+/// Every thread of the block: arrive at the cluster barrier (release: what this thread wrote before
+/// is seen by every thread that has waited on the phase).
 __device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.aligned;" ::: "memory"); }
-/// Every thread, once, later: wait until every thread of the cluster has arrived (acquire).
+/// Every thread, after its arrival: wait until every thread of the cluster has arrived (acquire).
 __device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); }
 
-/// A scan warp of block r of a cluster of one-tile blocks, after cluster_arrive: the exclusive prefix
-/// of its tile, the aggregates of blocks 0 .. r-1 combined in order, in every lane. Scan warp 0
-/// (`send`) writes this block's `aggregate` into slot r of `slots` (a __shared__ array of 32 slots of
-/// kStatusWords<T> words, cleared at the start) in every later block; every scan warp reads its own
-/// block's slots 0 .. r-1 until all are written.
+/// A scan warp of block r of a cluster of one-tile blocks: the exclusive prefix of its tile, the
+/// aggregates of blocks 0 .. r-1 combined in order, in every lane. Scan warp 0 (`publish`) leaves
+/// this block's `aggregate` in `slot` (a __shared__ variable); the first phase of the cluster barrier;
+/// lane l < r reads block l's slot.
 template <class T, class Op>
-__device__ T cluster_exclusive_prefix(T aggregate, unsigned long long* slots, Op op, unsigned lane, bool send) {
-  constexpr int W = kStatusWords<T>;
-  unsigned rank = 0, blocks = 0;
+__device__ T cluster_exclusive_prefix(T aggregate, T* slot, Op op, unsigned lane, bool publish) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "4- or 8-byte values");
+  unsigned rank = 0;
   asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-  asm("mov.u32 %0, %%cluster_nctarank;" : "=r"(blocks));
-  cluster_wait();  // every block of the cluster has started and cleared its slots
-  if (send && lane > rank && lane < blocks) {  // to block `lane`, its slot `rank`
-    unsigned long long words[W];
-    pack_status(aggregate, kAggregate, 1, words);
-    SCANLAB_UNROLL for (int k = 0; k < W; ++k) {
-      unsigned remote = 0;
-      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-                   : "=r"(remote)
-                   : "r"(static_cast<unsigned>(__cvta_generic_to_shared(slots + rank * W + k))), "r"(lane));
-      asm volatile("atom.relaxed.cluster.shared::cluster.exch.b64 _, [%0], %1;" ::"r"(remote), "l"(words[k]) : "memory");
+  if (publish && lane == 0) *slot = aggregate;
+  cluster_arrive();
+  cluster_wait();  // every block's aggregate is in its slot
+  T value = Op::identity();
+  if (lane < rank) {  // block `lane`'s slot
+    unsigned remote = 0;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(remote)
+                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(slot))), "r"(lane));
+    if constexpr (sizeof(T) == 4) {
+      std::uint32_t bits = 0;
+      asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(bits) : "r"(remote) : "memory");
+      std::memcpy(&value, &bits, 4);
+    } else {
+      std::uint64_t bits = 0;
+      asm volatile("ld.shared::cluster.u64 %0, [%1];" : "=l"(bits) : "r"(remote) : "memory");
+      std::memcpy(&value, &bits, 8);
     }
   }
-  TileStatus<T> s{kAggregate, Op::identity()};
-  if (lane < rank) {
-    do {  // (a slot cleared at the start reads as not published)
-      unsigned long long words[W];
-      SCANLAB_UNROLL for (int k = 0; k < W; ++k) words[k] = atomicAdd(&slots[lane * W + k], 0ull);
-      s = unpack_status<T>(words, 1);
-    } while (s.flag == kNotPublished);
-  }
-  return __shfl_sync(kFullWarp, warp_reduce_in_order(s.value, op, lane), 0);
+  return __shfl_sync(kFullWarp, warp_reduce_in_order(value, op, lane), 0);
+}
+
+/// Every thread of a block of the cluster, before it exits: the second phase (the blocks after this
+/// one are done reading its slot).
+__device__ __forceinline__ void cluster_leave() {
+  cluster_arrive();
+  cluster_wait();
 }
 #endif
 
@@ -640,7 +644,7 @@ constexpr std::size_t persistent_scan_shared_bytes() {
 /// producer, the reducer and the look-back warp have nothing to do, no ticket is taken and no status
 /// published. A small scan then costs one load latency and one store, as a copy does, instead of a
 /// chain of handovers. On sm_90 the host may launch it as one thread block cluster of gridDim.x
-/// blocks, block r scanning tile r: the blocks send their aggregates to the later blocks through
+/// blocks, block r scanning tile r: the later blocks read the earlier ones' aggregates through
 /// distributed shared memory (cluster_exclusive_prefix).
 /// (A compile-time choice: the run-time test alone made the compiler give the large shape 152
 /// registers instead of 64.)
@@ -671,9 +675,8 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
   // not overwrite a total that a slower warp is still reading (they meet at one barrier a round).
   __shared__ T warp_totals[2 * Warps];
   __shared__ T tile_exclusive;  // (scan warp 0's look-back)
-  // One tile per block in a cluster: the aggregates of the blocks before (sm_90 only).
-  __shared__ unsigned long long cluster_slots[32 * lb::kStatusWords<T>];
-  (void)cluster_slots;
+  __shared__ T cluster_slot;  // (one tile per block in a cluster, sm_90: this block's aggregate)
+  (void)cluster_slot;
   scanlab::trace_shared("warp_totals", warp_totals, 2 * Warps);
 
   SCANLAB_TRACE_BLOCK_START;
@@ -691,16 +694,6 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
   unsigned long long first_ticket = 0;
   if (!one_tile && warp == kProducerWarp && lane == 0) first_ticket = lb::take_ticket(status, tiles + gridDim.x);
   lb::Chunk<T> first_chunks[C];
-#if defined(SCANLAB_PIPELINE_TMA)
-  if (one_tile && gridDim.x > 1) {
-    // A cluster of one-tile blocks: this block's slots cleared, then it has started
-    // (cluster_exclusive_prefix). Before the loads, which a release would wait for.
-    if (warp == 0) {
-      for (int k = static_cast<int>(lane); k < 32 * lb::kStatusWords<T>; k += 32) atomicExch(&cluster_slots[k], 0ull);
-    }
-    pl::cluster_arrive();
-  }
-#endif
   if constexpr (one_tile) {
     if (warp < Warps) {  // this warp's part of the tile (tile blockIdx.x), straight from x
       const std::size_t first = static_cast<std::size_t>(blockIdx.x) * kTile + static_cast<std::size_t>(warp) * 32 * Items;
@@ -724,7 +717,11 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
 
   if (warp >= Warps && one_tile) {  // no producer, reducer or look-back for one tile
 #if defined(SCANLAB_PIPELINE_TMA)
-    if (gridDim.x > 1) pl::cluster_wait();  // (every thread that arrived waits once)
+    if (gridDim.x > 1) {  // (a cluster: the barrier's two phases, see cluster_exclusive_prefix)
+      pl::cluster_arrive();
+      pl::cluster_wait();
+      pl::cluster_leave();
+    }
 #endif
     return;
   }
@@ -797,7 +794,12 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
   for (unsigned round = 0;; ++round) {
     const unsigned s = round % kRing;
     const unsigned parity = (round / kRing) & 1u;
-    if (one_tile && round == 1) return;
+    if (one_tile && round == 1) {
+#if defined(SCANLAB_PIPELINE_TMA)
+      if (gridDim.x > 1) pl::cluster_leave();
+#endif
+      return;
+    }
     if (!one_tile) pl::barrier_wait(&words.full[s], parity);
     const unsigned tile = one_tile ? blockIdx.x : ring.tile_number(s);
     if (tile == pl::kSkipStage) {  // hand the stage back (without the look-back warp: warp 0 once the
@@ -853,7 +855,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
 #if defined(SCANLAB_PIPELINE_TMA)
       if (gridDim.x > 1) {
         if (warp == 0) SCANLAB_TRACE(tile, pl::kLookBackStart);
-        prefix = pl::cluster_exclusive_prefix(tile_aggregate, cluster_slots, op, lane, warp == 0);
+        prefix = pl::cluster_exclusive_prefix(tile_aggregate, &cluster_slot, op, lane, warp == 0);
         if (warp == 0) SCANLAB_TRACE(tile, pl::kPrefixPublished);
       }
 #endif
