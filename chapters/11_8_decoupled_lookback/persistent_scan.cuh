@@ -102,7 +102,6 @@ struct PersistentTuning {
   static constexpr bool kSmallLookBackWarp = false;
   static constexpr int kSingleWarps = 2;
   static constexpr int kSingleItems = sizeof(T) == 4 ? 16 : 8;
-  static constexpr unsigned kClusterBlocks = 0;  // (no clusters on the emulator)
 #else
   static constexpr int kWarps = sizeof(T) == 4 ? 8 : 4;
   static constexpr int kItems = sizeof(T) == 4 ? 32 : 16;
@@ -115,10 +114,6 @@ struct PersistentTuning {
   static constexpr bool kSmallLookBackWarp = false;
   static constexpr int kSingleWarps = 8;
   static constexpr int kSingleItems = sizeof(T) == 4 ? 32 : 16;
-  /// Scans of up to this many kSingle* tiles run as one thread block cluster of a block per tile
-  /// (sm_90; clusters of more than 8 blocks are not portable: where the GPU takes no cluster of 16,
-  /// the largest it takes).
-  static constexpr unsigned kClusterBlocks = 16;
 #endif
 };
 
@@ -201,65 +196,6 @@ __device__ __forceinline__ void bulk_load(void* smem, const void* gmem, unsigned
           static_cast<unsigned>(__cvta_generic_to_shared(smem))),
       "l"(gmem), "r"(bytes), "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar)))
       : "memory");
-}
-#endif
-
-#if defined(SCANLAB_PIPELINE_TMA)
-// ---- a cluster of one-tile blocks (sm_90): distributed shared memory --------------------------------
-// The one-tile shape launched as a thread block cluster of C blocks, block r scanning tile r: each
-// block leaves its tile's aggregate in its own shared memory, and the blocks after it read it from
-// there (distributed shared memory: the blocks of a cluster can address each other's), instead of
-// tickets, status words in global memory and look-backs. A cluster's blocks run at the same time by
-// construction (the GPU starts all of them or none), so no block waits for one that has not started.
-// Two phases of the cluster barrier, which every thread of the cluster passes: after the aggregates
-// are written (then they are read), and before a block exits (no block leaves while another may still
-// read its shared memory). Only the first is on the way to the stores.
-// (Faster ways measured here were not kept: values sent with st.async onto the receiver's mbarrier,
-// or written with remote atomics and polled for, took 0.32 us instead of 0.8 for two barrier phases,
-// but compute-sanitizer's racecheck did not finish on them or reported them.)
-
-/// Every thread of the block: arrive at the cluster barrier (release: what this thread wrote before
-/// is seen by every thread that has waited on the phase).
-__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.aligned;" ::: "memory"); }
-/// Every thread, after its arrival: wait until every thread of the cluster has arrived (acquire).
-__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); }
-
-/// A scan warp of block r of a cluster of one-tile blocks: the exclusive prefix of its tile, the
-/// aggregates of blocks 0 .. r-1 combined in order, in every lane. Scan warp 0 (`publish`) leaves
-/// this block's `aggregate` in `slot` (a __shared__ variable); the first phase of the cluster barrier;
-/// lane l < r reads block l's slot.
-template <class T, class Op>
-__device__ T cluster_exclusive_prefix(T aggregate, T* slot, Op op, unsigned lane, bool publish) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "4- or 8-byte values");
-  unsigned rank = 0;
-  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-  if (publish && lane == 0) *slot = aggregate;
-  cluster_arrive();
-  cluster_wait();  // every block's aggregate is in its slot
-  T value = Op::identity();
-  if (lane < rank) {  // block `lane`'s slot
-    unsigned remote = 0;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-                 : "=r"(remote)
-                 : "r"(static_cast<unsigned>(__cvta_generic_to_shared(slot))), "r"(lane));
-    if constexpr (sizeof(T) == 4) {
-      std::uint32_t bits = 0;
-      asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(bits) : "r"(remote) : "memory");
-      std::memcpy(&value, &bits, 4);
-    } else {
-      std::uint64_t bits = 0;
-      asm volatile("ld.shared::cluster.u64 %0, [%1];" : "=l"(bits) : "r"(remote) : "memory");
-      std::memcpy(&value, &bits, 8);
-    }
-  }
-  return __shfl_sync(kFullWarp, warp_reduce_in_order(value, op, lane), 0);
-}
-
-/// Every thread of a block of the cluster, before it exits: the second phase (the blocks after this
-/// one are done reading its slot).
-__device__ __forceinline__ void cluster_leave() {
-  cluster_arrive();
-  cluster_wait();
 }
 #endif
 
@@ -639,13 +575,11 @@ constexpr std::size_t persistent_scan_shared_bytes() {
 /// `tiles`.
 /// Parameters as decoupled_lookback_scan_kernel's; `tiles` = ceil(n / tile). Dynamic shared memory:
 /// persistent_scan_shared_bytes<Warps, Items, Stages, T>().
-/// Stages == 0: the one-tile shape (one tile per block, one block), no pipeline at all. The scan warps
-/// load the tile from x themselves (16-byte loads, all in flight at once), scan it and store it; the
+/// Stages == 0: the one-tile shape (tiles == 1, one block), no pipeline at all. The scan warps load
+/// the tile from x themselves (16-byte loads, all in flight at once), scan it and store it; the
 /// producer, the reducer and the look-back warp have nothing to do, no ticket is taken and no status
 /// published. A small scan then costs one load latency and one store, as a copy does, instead of a
-/// chain of handovers. On sm_90 the host may launch it as one thread block cluster of gridDim.x
-/// blocks, block r scanning tile r: the later blocks read the earlier ones' aggregates through
-/// distributed shared memory (cluster_exclusive_prefix).
+/// chain of handovers.
 /// (A compile-time choice: the run-time test alone made the compiler give the large shape 152
 /// registers instead of 64.)
 template <int Warps, int Items, int Stages, bool LookBackWarp, class T, class Op>
@@ -675,8 +609,6 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
   // not overwrite a total that a slower warp is still reading (they meet at one barrier a round).
   __shared__ T warp_totals[2 * Warps];
   __shared__ T tile_exclusive;  // (scan warp 0's look-back)
-  __shared__ T cluster_slot;  // (one tile per block in a cluster, sm_90: this block's aggregate)
-  (void)cluster_slot;
   scanlab::trace_shared("warp_totals", warp_totals, 2 * Warps);
 
   SCANLAB_TRACE_BLOCK_START;
@@ -695,8 +627,8 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
   if (!one_tile && warp == kProducerWarp && lane == 0) first_ticket = lb::take_ticket(status, tiles + gridDim.x);
   lb::Chunk<T> first_chunks[C];
   if constexpr (one_tile) {
-    if (warp < Warps) {  // this warp's part of the tile (tile blockIdx.x), straight from x
-      const std::size_t first = static_cast<std::size_t>(blockIdx.x) * kTile + static_cast<std::size_t>(warp) * 32 * Items;
+    if (warp < Warps) {  // this warp's part of the tile, straight from x
+      const std::size_t first = static_cast<std::size_t>(warp) * 32 * Items;
       lb::load_warp_striped<Items>(x, first, n, x_aligned && first + 32 * Items <= n, Op::identity(), lane,
                                    first_chunks);
     }
@@ -715,16 +647,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
     return ring.chunk_at(stage, tile, count, c, Op::identity());
   };
 
-  if (warp >= Warps && one_tile) {  // no producer, reducer or look-back for one tile
-#if defined(SCANLAB_PIPELINE_TMA)
-    if (gridDim.x > 1) {  // (a cluster: the barrier's two phases, see cluster_exclusive_prefix)
-      pl::cluster_arrive();
-      pl::cluster_wait();
-      pl::cluster_leave();
-    }
-#endif
-    return;
-  }
+  if (warp >= Warps && one_tile) return;  // no producer, reducer or look-back for one tile
 
   if (warp == kProducerWarp) {
     pl::run_producer(ring, status, first_ticket);
@@ -794,14 +717,9 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
   for (unsigned round = 0;; ++round) {
     const unsigned s = round % kRing;
     const unsigned parity = (round / kRing) & 1u;
-    if (one_tile && round == 1) {
-#if defined(SCANLAB_PIPELINE_TMA)
-      if (gridDim.x > 1) pl::cluster_leave();
-#endif
-      return;
-    }
+    if (one_tile && round == 1) return;
     if (!one_tile) pl::barrier_wait(&words.full[s], parity);
-    const unsigned tile = one_tile ? blockIdx.x : ring.tile_number(s);
+    const unsigned tile = one_tile ? 0 : ring.tile_number(s);
     if (tile == pl::kSkipStage) {  // hand the stage back (without the look-back warp: warp 0 once the
                                    // reducer is done with it too)
       if (!LookBackWarp && warp == 0) pl::barrier_wait(&words.reduced[s], parity);
@@ -850,17 +768,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
 
     // 3. The tile's exclusive prefix.
     T prefix = Op::identity();
-    if constexpr (one_tile) {
-      // One tile: nothing before it, or the tiles of the blocks before this one in its cluster.
-#if defined(SCANLAB_PIPELINE_TMA)
-      if (gridDim.x > 1) {
-        if (warp == 0) SCANLAB_TRACE(tile, pl::kLookBackStart);
-        prefix = pl::cluster_exclusive_prefix(tile_aggregate, &cluster_slot, op, lane, warp == 0);
-        if (warp == 0) SCANLAB_TRACE(tile, pl::kPrefixPublished);
-      }
-#endif
-      (void)tile_aggregate;
-    } else if constexpr (LookBackWarp) {
+    if constexpr (LookBackWarp) {
       // From the look-back warp, which has mostly found it while the tile waited in the ring.
       (void)tile_aggregate;
       prefix = ring.template take_prefix<T>(round);
@@ -868,8 +776,10 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
       // Warp 0 looks back (the reducer has published the aggregate, and tile 0's prefix), publishes
       // the prefix; the other scan warps wait for it at the barrier.
       if (warp == 0) {
-        pl::barrier_wait(&words.reduced[s], parity);  // the aggregate is out: our prefix must come after it
-        if (lane == 0) pl::barrier_arrive(&words.empty[s]);
+        if (!one_tile) {
+          pl::barrier_wait(&words.reduced[s], parity);  // the aggregate is out: our prefix must come after it
+          if (lane == 0) pl::barrier_arrive(&words.empty[s]);
+        }
         SCANLAB_TRACE(tile, pl::kLookBackStart);
         if (tile != 0) {
           prefix = pl::look_back<T>(status, tile, op, lane);

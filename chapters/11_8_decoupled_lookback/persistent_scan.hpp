@@ -37,48 +37,8 @@ std::size_t resident_blocks(Kernel kernel, unsigned threads, std::size_t shared_
 #endif
 }
 
-/// The largest thread block cluster (at most `most` blocks) of the one-tile `kernel` (`threads`
-/// threads, `shared_bytes` of dynamic shared memory) that the GPU can run: 0 where it runs none (the
-/// emulator, GPUs before sm_90, a kernel built for an older target); above 8 blocks only where the GPU
-/// allows clusters of that size (not portable).
-template <class Kernel>
-unsigned largest_cluster(Kernel kernel, unsigned threads, std::size_t shared_bytes, unsigned most) {
-#if defined(SCANLAB_BACKEND_CUDA)
-  int device = 0, major = 0;
-  SCANLAB_CUDA_CHECK(cudaGetDevice(&device));
-  SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  cudaFuncAttributes attributes{};
-  SCANLAB_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-  if (major < 9 || attributes.binaryVersion < 90) return 0;  // (its cluster code is compiled for sm_90 only)
-  if (most > 8) {
-    SCANLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-  }
-  for (unsigned blocks = most; blocks >= 2; --blocks) {
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(blocks);
-    config.blockDim = dim3(threads);
-    config.dynamicSmemBytes = shared_bytes;
-    cudaLaunchAttribute cluster{};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = blocks;
-    cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = 1;
-    config.attrs = &cluster;
-    config.numAttrs = 1;
-    int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0) return blocks;
-    (void)cudaGetLastError();  // (a size the GPU does not take: try a smaller one)
-  }
-  return 0;
-#else
-  (void)kernel, (void)threads, (void)shared_bytes, (void)most;
-  return 0;
-#endif
-}
-
 /// One shape of the kernel (scan warps, items per thread, stages; 0 stages: the one-tile shape; with or
-/// without the look-back warp): its tile, block, shared memory and how many of its blocks fit on the GPU
-/// at once.
+/// without the look-back warp): its tile, block, shared memory and how many of its blocks fit on the GPU at once.
 template <class T, class Op, int Warps, int Items, int Stages, bool LookBackWarp = false>
 struct PersistentShape {
   static constexpr std::size_t kTile = static_cast<std::size_t>(Warps) * 32 * Items;
@@ -90,19 +50,14 @@ struct PersistentShape {
   static std::size_t resident_blocks() {
     return s11_8::resident_blocks(kernel(), kThreads, kSharedBytes, "persistent scan");
   }
-  /// One-tile shapes: the largest cluster of at most `most` blocks the GPU runs (0: none).
-  static unsigned largest_cluster(unsigned most) {
-    return s11_8::largest_cluster(kernel(), kThreads, kSharedBytes, most);
-  }
 };
 
 /// `Scan<T, Op>` for run_scan: scan warps per block, items per thread, ring stages and the look-back
 /// warp (LookBack 1: with, 0: without, -1: as tuned) as template parameters (default: the sm_90
-/// tuning); the most blocks of a cluster as the constructor's argument. The tuned shape picks one of
-/// five shapes by n: one tile of the small shape's warps and items, without a pipeline (the smallest
-/// scans: a small block is the quickest to start); one tile of the kSingle* warps and items; on
-/// sm_90, one thread block cluster of up to PersistentTuning::kClusterBlocks blocks of that one-tile
-/// shape, a tile each; the small shape (up to PersistentTuning::kSmallMaxBytes); the shape itself. Any other shape (the benchmark's sweep) runs as one tile of its own warps and items
+/// tuning). The tuned shape picks one of four shapes by n: one tile of the small shape's warps and
+/// items, without a pipeline (the smallest scans: a small block is the quickest to start); one tile
+/// of the kSingle* warps and items; the small shape (up to PersistentTuning::kSmallMaxBytes); the
+/// shape itself. Any other shape (the benchmark's sweep) runs as one tile of its own warps and items
 /// when n fits one, else as itself.
 template <class T, class Op, int Warps = lookback::pipeline::PersistentTuning<T>::kWarps,
           int Items = lookback::pipeline::PersistentTuning<T>::kItems,
@@ -126,28 +81,22 @@ class PersistentScan {
   static constexpr std::size_t kSmallMaxN = kTuned ? Tuning::kSmallMaxBytes / sizeof(T) : 0;
 
   /// The tile of the shape that scans n elements.
-  std::size_t tile_for(std::size_t n) const {
-    return n <= kSmallSingleMaxN                ? SmallSingle::kTile
-           : n <= cluster_blocks_ * kSingleMaxN ? Single::kTile  // (one block, or a cluster)
-           : n <= kSmallMaxN                    ? Small::kTile
-                                                : Large::kTile;
+  static constexpr std::size_t tile_for(std::size_t n) {
+    return n <= kSmallSingleMaxN ? SmallSingle::kTile
+           : n <= kSingleMaxN    ? Single::kTile
+           : n <= kSmallMaxN     ? Small::kTile
+                                 : Large::kTile;
   }
 
   /// Allocates (and zeroes, once) the workspace for scans of up to n elements; on a GPU, finds how many
-  /// blocks fit at once, and the largest cluster of at most `cluster_blocks` one-tile blocks it runs
-  /// (tuned shapes only).
-  explicit PersistentScan(std::size_t n, unsigned cluster_blocks = Tuning::kClusterBlocks)
-      : n_(n), workspace_(workspace_tiles(n)) {
+  /// blocks fit at once.
+  explicit PersistentScan(std::size_t n) : n_(n), workspace_(workspace_tiles(n)) {
     large_blocks_ = Large::resident_blocks();
     if (kSmallMaxN != 0) small_blocks_ = Small::resident_blocks();
     Single::resident_blocks();  // (sets its shared-memory limit)
     if (kSmallSingleMaxN != 0) SmallSingle::resident_blocks();
-    if (kTuned && cluster_blocks >= 2) cluster_blocks_ = std::max(1u, Single::largest_cluster(cluster_blocks));
   }
   static std::size_t workspace_bytes(std::size_t n) { return LookbackWorkspace<T>::bytes(workspace_tiles(n)); }
-
-  /// The largest cluster of one-tile blocks this scan launches (1: none).
-  std::size_t cluster_blocks() const { return cluster_blocks_; }
 
   /// Test knob, as DecoupledLookbackScan's: only tiles numbered k * 2^log2 publish their prefix.
   void set_prefix_period_log2(unsigned k) { prefix_mask_ = k >= 32 ? ~0u : (1u << k) - 1u; }
@@ -165,8 +114,6 @@ class PersistentScan {
       launch_shape<SmallSingle>(d_in, d_out, n, op, kind, 1);
     } else if (n <= kSingleMaxN) {
       launch_shape<Single>(d_in, d_out, n, op, kind, 1);
-    } else if (n <= cluster_blocks_ * kSingleMaxN) {
-      launch_cluster<Single>(d_in, d_out, n, op, kind);
     } else if (n <= kSmallMaxN) {
       launch_shape<Small>(d_in, d_out, n, op, kind, small_blocks_);
     } else {
@@ -193,35 +140,8 @@ class PersistentScan {
            d_in, d_out, n, op, kind == ScanKind::exclusive, status, static_cast<unsigned>(tiles), prefix_mask_);
   }
 
-  /// A one-tile shape as one thread block cluster, a block per tile (CUDA only: elsewhere
-  /// cluster_blocks_ is 1 and this is never called).
-  template <class Shape>
-  void launch_cluster(const T* d_in, T* d_out, std::size_t n, Op op, ScanKind kind) {
-#if defined(SCANLAB_BACKEND_CUDA)
-    const unsigned blocks = static_cast<unsigned>(ceil_div(n, Shape::kTile));
-    const lookback::TileStatusArray status = workspace_.next_launch();  // (unused: no ticket, no status)
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(blocks);
-    config.blockDim = dim3(Shape::kThreads);
-    config.dynamicSmemBytes = Shape::kSharedBytes;
-    cudaLaunchAttribute cluster{};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = blocks;  // the whole grid is one cluster
-    cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = 1;
-    config.attrs = &cluster;
-    config.numAttrs = 1;
-    SCANLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, Shape::kernel(), d_in, d_out, n, op, kind == ScanKind::exclusive,
-                                          status, blocks, prefix_mask_));
-#else
-    (void)d_in, (void)d_out, (void)n, (void)op, (void)kind;
-    throw Error("persistent scan: thread block clusters need a GPU");
-#endif
-  }
-
   std::size_t n_;
   LookbackWorkspace<T> workspace_;
-  std::size_t cluster_blocks_ = 1;  // the largest cluster of one-tile blocks (1: one block, no cluster)
   std::size_t large_blocks_ = 1;
   std::size_t small_blocks_ = 1;
   std::size_t max_blocks_ = 0;

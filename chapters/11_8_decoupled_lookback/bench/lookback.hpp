@@ -52,24 +52,19 @@ void add_shapes(Contenders& list, unsigned spin_ns) {
 
 /// The persistent pipelined kernel (persistent_scan.cuh): "persistent", or with --sweep
 /// "persistent_<warps>w<items>i<stages>s" for the other shapes (scan warp 0 looks back), with "_lbw"
-/// for a shape with the look-back warp (LookBack 1); "persistent_x_cluster<k>" for the tuned shapes
-/// with clusters of at most k one-tile blocks instead of the tuned most (1: no cluster).
+/// for a shape with the look-back warp (LookBack 1).
 template <class T, int Warps, int Items, int Stages, int LookBack = 0>
 class Persistent final : public Contender {
  public:
-  explicit Persistent(bool tuned, unsigned cluster_blocks = lookback::pipeline::PersistentTuning<T>::kClusterBlocks)
-      : tuned_(tuned), cluster_blocks_(cluster_blocks) {}
+  explicit Persistent(bool tuned) : tuned_(tuned) {}
   std::string name() const override {
-    if (cluster_blocks_ != lookback::pipeline::PersistentTuning<T>::kClusterBlocks) {
-      return "persistent_x_cluster" + std::to_string(cluster_blocks_);
-    }
     if (tuned_) return "persistent";
     return "persistent_" + std::to_string(Warps) + "w" + std::to_string(Items) + "i" + std::to_string(Stages) + "s" +
            (LookBack == 1 ? "_lbw" : "");
   }
   void prepare(std::size_t n) override {
     scan_.reset();
-    scan_ = std::make_unique<Scan>(n, cluster_blocks_);
+    scan_ = std::make_unique<Scan>(n);
   }
   void run(const void* d_in, void* d_out, std::size_t n) override {
     (*scan_)(static_cast<const T*>(d_in), static_cast<T*>(d_out), n, Add<T>{}, ScanKind::inclusive);
@@ -78,7 +73,6 @@ class Persistent final : public Contender {
  private:
   using Scan = s11_8::PersistentScan<T, Add<T>, Warps, Items, Stages, LookBack>;
   bool tuned_;
-  unsigned cluster_blocks_;
   std::unique_ptr<Scan> scan_;
 };
 
@@ -124,10 +118,6 @@ Contenders make_lookback(bool sweep, unsigned spin_ns) {
       list.push_back(std::make_unique<Persistent<T, 4, 16, 6, 1>>(false));
       list.push_back(std::make_unique<Persistent<T, 4, 8, 8, 1>>(false));
     }
-    // The tuned shapes with clusters of one-tile blocks of at most 1 (none: the kernel before them)
-    // and 8 blocks (the largest portable size).
-    list.push_back(std::make_unique<Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages, -1>>(true, 1));
-    list.push_back(std::make_unique<Persistent<T, PTuned::kWarps, PTuned::kItems, PTuned::kStages, -1>>(true, 8));
     // The tuned shape without the speculative load of its likely tile (the kernel's step 1).
     list.push_back(std::make_unique<Lookback<T, Tuned::kThreads, Tuned::kItems>>(true, spin_ns, false));
     if constexpr (sizeof(T) == 4) {

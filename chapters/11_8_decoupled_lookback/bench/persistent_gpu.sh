@@ -9,8 +9,8 @@
 # Steps (STEPS, default all; the build always runs, of TARGETS, default the four programs):
 #   tests     the 11.8 cuda tests of the persistent kernel (grading grid, 100 launches, 2^30, ...)
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck, initcheck on scanlab_11_8: the ctest
-#             runs 11.8.sanitize.* (both kernels, n = 20001: on sm_90 the persistent kernel's cluster
-#             of one-tile blocks), 11.8.small.sanitize.* (n = 131073: its small shape) and
+#             runs 11.8.sanitize.* (both kernels, n = 20001: the persistent kernel's small shape),
+#             11.8.small.sanitize.* (n = 131073: the small shape, look-backs through several windows) and
 #             11.8.large.sanitize.* (the persistent kernel at n = 300001: its large shape, a partial last
 #             tile), then the same four tools on the persistent kernel's one-tile path (n = 3001)
 #   bench     scanlab_bench, n = 2^BENCH_MIN_LOG2 (default 10) .. 2^BENCH_MAX_LOG2 (default 29),
@@ -18,12 +18,6 @@
 #             most (default 330)
 #   sweep     the persistent kernel's shapes (warps x items x stages x look-back windows) at SWEEP_LOG2
 #             (default 10,12,14,16,18,20,22,24,28) for SWEEP_TYPES (default int32,int64) -> sweep.csv
-#   variants  the tuned kernel against itself without clusters of one-tile blocks and with clusters of
-#             at most 8 (bench names persistent_x_cluster1, persistent_x_cluster8), CUB and memcpy in
-#             one scanlab_bench run, n = 2^VARIANTS_MIN_LOG2 (default 10) .. 2^VARIANTS_MAX_LOG2
-#             (default 24), VARIANTS_TYPES (default the four) -> variants.csv; then the tuned kernel, the
-#             one without clusters and memcpy with L2 left warm (--no-flush), int32, n = 2^12 .. 2^24
-#             -> variants_warm.csv
 #   roles     time per role (scanlab_persistent_roles: the kernel's clock64 stamps per tile), int32,
 #             n = 2^ROLES_LOG2 (default "10 12 14 16 18 20 22 24") -> roles.csv
 #   ncu       Nsight Compute on the tuned kernel, int32, at 2^NCU_LOG2 (default 28; several: "28 20"): DRAM
@@ -85,25 +79,6 @@ if wants sweep; then
     --types "$SWEEP_TYPES" --csv "$OUT/sweep.csv" >"$OUT/sweep.log" 2>&1 || fail "sweep (see sweep.log)"
   awk -F, 'NR > 1 && $12 == 1 { printf "  %-6s 2^%-4.0f %-26s %9.2f us\n", $8, log($9)/log(2), $7, $10 }' "$OUT/sweep.csv" \
     | sort -k1,1 -k2,2 -k4,4n | awk '{ key = $1 " " $2; if (seen[key]++ < 4) print }'
-fi
-
-if wants variants; then
-  step "the persistent kernel with and without clusters of one-tile blocks, CUB and memcpy"
-  timeout "${VARIANTS_TIMEOUT:-300}" "$bench" --sweep --no-sections --only =persistent,persistent_x,=cub_inclusive_sum,=memcpy \
-    --min-log2 "${VARIANTS_MIN_LOG2:-10}" --max-log2 "${VARIANTS_MAX_LOG2:-24}" \
-    --types "${VARIANTS_TYPES:-int32,float,int64,double}" --csv "$OUT/variants.csv" >"$OUT/variants.log" 2>&1 \
-    || fail "variants (see variants.log)"
-  grep -E "FAILED" "$OUT/variants.log" | head -10
-  timeout 120 "$bench" --sweep --no-sections --no-flush --only =persistent,persistent_x_cluster1,=memcpy \
-    --min-log2 12 --max-log2 24 --types int32 --csv "$OUT/variants_warm.csv" >>"$OUT/variants.log" 2>&1 \
-    || fail "variants, L2 warm (see variants.log)"
-  # time (us) per n and contender, int32, then float
-  for t in int32 float; do
-    awk -F, -v t=$t 'NR > 1 && $12 == 1 && $8 == t { n = log($9) / log(2); v[n, $7] = $10; names[$7] = 1; ns[n] = 1 }
-      END { printf "%s", t; for (a in names) printf " %s", a; print "";
-            for (n = 10; n <= 29; ++n) if (n in ns) { printf "2^%d", n; for (a in names) printf " %.2f", v[n, a]; print "" } }' \
-      "$OUT/variants.csv"
-  done
 fi
 
 if wants roles; then

@@ -4,10 +4,7 @@
 // warm-up launches), checks the result and prints, per n, the median and the largest stamp over the
 // tiles, in microseconds since the tile's block started, and the durations between them.
 //
-//   scanlab_persistent_roles [--variant NAME] [LOG2 ...]   (default: 10 12 14 16 18 20 22 24)
-//
-// --variant: the tuned kernel (default), or x_cluster1: without clusters of one-tile blocks (the
-// benchmark's name).
+//   scanlab_persistent_roles [LOG2 ...]   (default: 10 12 14 16 18 20 22 24)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -40,10 +37,10 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-/// Runs the tuned kernel once per n, with clusters of at most `cluster_blocks` one-tile blocks, and
-/// prints its stamps.
-int run(const std::vector<int>& log2s, unsigned cluster_blocks) {
-  using Scan = s11_8::PersistentScan<int, Add<int>>;
+int main(int argc, char** argv) {
+  std::vector<int> log2s;
+  for (int i = 1; i < argc; ++i) log2s.push_back(std::atoi(argv[i]));
+  if (log2s.empty()) log2s = {10, 12, 14, 16, 18, 20, 22, 24};
   int device = 0, clock_khz = 0, l2 = 0;
   SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
   SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
@@ -51,17 +48,18 @@ int run(const std::vector<int>& log2s, unsigned cluster_blocks) {
   DeviceBuffer<int4> flush(2 * static_cast<std::size_t>(l2) / 16);
   flush.fill(1);
   DeviceBuffer<int> sink(1);
+  using Scan = s11_8::PersistentScan<int, Add<int>>;
   constexpr int E = lookback::pipeline::kTraceEvents;
   std::printf("n,tiles,what,median_us,max_us\n");
   for (const int k : log2s) {
     const std::size_t n = std::size_t{1} << k;
-    Scan scan(n, cluster_blocks);
-    const std::size_t tiles = ceil_div(n, scan.tile_for(n));
+    const std::size_t tiles = ceil_div(n, Scan::tile_for(n));
     std::vector<int> ones(n, 1), out(n);
     DeviceBuffer<int> d_in(n), d_out(n);
     d_in.upload(ones.data());
     DeviceBuffer<unsigned long long> trace(tiles * E);
     unsigned long long* p = trace.data();
+    Scan scan(n);
     for (int i = 0; i < 3; ++i) scan(d_in.data(), d_out.data(), n, Add<int>{}, ScanKind::inclusive);
     trace.fill(0xff);  // ~0: not stamped
     SCANLAB_CUDA_CHECK(cudaMemcpyToSymbol(lookback::pipeline::g_trace, &p, sizeof(p)));
@@ -105,21 +103,4 @@ int run(const std::vector<int>& log2s, unsigned cluster_blocks) {
     row("prefix_to_stored", between(lookback::pipeline::kPrefixPublished, lookback::pipeline::kStored));
   }
   return 0;
-}
-
-int main(int argc, char** argv) {
-  std::vector<int> log2s;
-  std::string variant;
-  for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--variant" && i + 1 < argc) {
-      variant = argv[++i];
-    } else {
-      log2s.push_back(std::atoi(argv[i]));
-    }
-  }
-  if (log2s.empty()) log2s = {10, 12, 14, 16, 18, 20, 22, 24};
-  if (variant.empty()) return run(log2s, lookback::pipeline::PersistentTuning<int>::kClusterBlocks);
-  if (variant == "x_cluster1") return run(log2s, 1);
-  std::fprintf(stderr, "persistent_roles: unknown variant %s\n", variant.c_str());
-  return 2;
 }
