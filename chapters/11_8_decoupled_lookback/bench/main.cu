@@ -127,7 +127,8 @@ Options parse(int argc, char** argv) {
   p.option("--warmup", "N", "untimed runs before them (default 3)",
            [&](const std::string& v) { o.warmup = whole_number("--warmup", v, 0, 1000000); });
   p.option("--csv", "FILE", "write the rows as CSV (default scanlab_bench.csv)", o.csv);
-  p.option("--only", "WORDS", "run only contenders whose name contains one of these comma-separated words",
+  p.option("--only", "WORDS",
+           "run only contenders whose name contains one of these comma-separated words (=WORD: is exactly WORD)",
            [&](const std::string& v) { o.only = split(v); });
   p.flag("--sweep", "also run every compiled tile shape of 11.8 (decoupled_lookback_<threads>x<items>) and 11.9",
          o.sweep);
@@ -150,7 +151,9 @@ Options parse(int argc, char** argv) {
 
 bool wanted(const Options& o, const std::string& name) {
   if (o.only.empty()) return true;
-  return std::any_of(o.only.begin(), o.only.end(), [&](const std::string& w) { return name.find(w) != std::string::npos; });
+  return std::any_of(o.only.begin(), o.only.end(), [&](const std::string& w) {
+    return w[0] == '=' ? name == w.substr(1) : name.find(w) != std::string::npos;
+  });
 }
 
 struct DeviceInfo {

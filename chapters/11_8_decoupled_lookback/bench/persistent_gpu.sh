@@ -9,7 +9,8 @@
 # Steps (STEPS, default all; the build always runs, of TARGETS, default the four programs):
 #   tests     the 11.8 cuda tests of the persistent kernel (grading grid, 100 launches, 2^30, ...)
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck, initcheck on scanlab_11_8: the ctest
-#             runs 11.8.sanitize.* (both kernels, n = 20001: the persistent kernel's small shape) and
+#             runs 11.8.sanitize.* (both kernels, n = 20001: the persistent kernel's small shape),
+#             11.8.small.sanitize.* (n = 131073: the small shape, look-backs through several windows) and
 #             11.8.large.sanitize.* (the persistent kernel at n = 300001: its large shape, a partial last
 #             tile), then the same four tools on the persistent kernel's one-tile path (n = 3001)
 #   bench     scanlab_bench, n = 2^BENCH_MIN_LOG2 (default 10) .. 2^BENCH_MAX_LOG2 (default 29),
@@ -50,8 +51,8 @@ if wants tests; then
 fi
 
 if wants sanitize; then
-  step "compute-sanitizer on scanlab_11_8 (ctest -R '11.8(.large)?.sanitize')"
-  timeout ${SANITIZE_TIMEOUT:-300} ctest --test-dir "$BUILD" -R '^11\.8\.(large\.)?sanitize' -j 8 --timeout 280 \
+  step "compute-sanitizer on scanlab_11_8 (ctest -R '11.8(.large|.small)?.sanitize')"
+  timeout ${SANITIZE_TIMEOUT:-300} ctest --test-dir "$BUILD" -R '^11\.8\.(large\.|small\.)?sanitize' -j 8 --timeout 280 \
     --output-on-failure >"$OUT/sanitize.log" 2>&1 || fail "sanitize (see sanitize.log)"
   grep -E "tests passed|Failed|\*\*\*|Timeout" "$OUT/sanitize.log" | head -20
   for tool in memcheck racecheck synccheck initcheck; do
