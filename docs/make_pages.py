@@ -556,8 +556,8 @@ class Measurements:
 # ---- numbers typed by hand ----------------------------------------------------------------------------
 # A number with a unit or a ratio (us, ms, GB/s, TB/s, %, x) in a page's prose that matches a value of
 # the committed data within its rounding (measurements.data_values) was typed where a directive should
-# make it. Not counted: what a gen block makes, code, HTML comments, and a target ("target 1.10x", in
-# the clause after the word). docs/typed_numbers.txt lists those still typed, to be replaced: it may
+# make it. Not counted: what a gen block makes, code, HTML comments, a target ("target 1.10x", in
+# the clause after the word) and a prediction (a table cell that starts "predicted"). docs/typed_numbers.txt lists those still typed, to be replaced: it may
 # only shrink (a listed number no longer typed is an error too).
 TYPED_LIST = os.path.join("docs", "typed_numbers.txt")
 _NUMBER = r"\d+(?:\.\d+)?"
@@ -585,6 +585,11 @@ def typed_measurements(text, values):
             continue  # 8 x 32: a shape, not a ratio
         if re.search(r"targets?\b[^.;)]*$", prose[max(0, m.start() - 200):m.start()]):
             continue  # a target, not a measurement
+        line_start = prose.rfind("\n", 0, m.start()) + 1
+        if prose[line_start:line_start + 1] == "|":  # a table row: the cell the number is in
+            cell = prose[prose.rfind("|", line_start, m.start()) + 1:m.start()]
+            if re.match(r"\s*predicted\b", cell):
+                continue  # a prediction made before measuring (a cell that starts "predicted")
         kind, scale = UNIT_VALUES[unit]
         data = values.get(kind, [])
         for number in re.findall(_NUMBER, m.group("numbers")):

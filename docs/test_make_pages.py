@@ -132,18 +132,20 @@ def typed_numbers():
               "    DRAM Throughput                   %        79.08\n")
         page = f"{root}/docs/pages/p.md"
         clean = ("p {#p}\n===\n\nTook <!-- gen bench_value plots/data/b.csv k int32 2048 -->3.00<!-- /gen --> us "
-                 "(target 1.30x, at most 2.5 us), tiles of 8 x 32, 3.17 us elsewhere, `3.00 us` in code.\n")
+                 "(target 1.30x, at most 2.5 us), tiles of 8 x 32, 3.17 us elsewhere, `3.00 us` in code.\n\n"
+                 "| lever | prediction | measured |\n| --- | --- | --- |\n"
+                 "| a | predicted: 3.0 us, then 0.5 to 2.4 us less | <!-- gen bench_value plots/data/b.csv k int32 2048 -->3.00<!-- /gen --> us |\n")
         write(page, clean)
         r = run(root, "", "--typed")
-        check(r.returncode == 0, f"--typed: generated, target, shape, code and a value the data lacks pass ({r.stderr})")
+        check(r.returncode == 0, f"--typed: generated, target, prediction, shape, code and a value the data lacks pass ({r.stderr})")
         cases = [("Took 3.00 us by hand.", "'3.00 us'"), ("The copy took 2.4us.", "'2.4us'"),
                  ("It reached 80% of the copy.", "'80%'"), ("1.25x the copy's time", "'1.25x'"),
                  ("at 1.4 TB/s", "'1.4 TB/s'"), ("DRAM at 79.1% of the peak", "'79.1%'"),
-                 ("3.0 and 2.4 us", "'3.0 and 2.4 us'")]
+                 ("| b | guessed 3.0 us | x |", "'3.0 us'"), ("3.0 and 2.4 us", "'3.0 and 2.4 us'")]
         for text, expect in cases:
             write(page, clean + text + "\n")
             r = run(root, "", "--typed")
-            check(r.returncode == 1 and expect in r.stderr and "docs/pages/p.md:5" in r.stderr,
+            check(r.returncode == 1 and expect in r.stderr and "docs/pages/p.md:9" in r.stderr,
                   f"--typed finds {expect} typed ({r.stderr.strip()[:160]})")
         os.makedirs(os.path.join(tmp, "gen"))
         r = run(root, os.path.join(tmp, "gen"), "--check")
