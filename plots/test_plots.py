@@ -225,6 +225,12 @@ def main():
     try:
         import matplotlib
     except ImportError:
+        # The system's python3, where ./lab installs Debian's python3-matplotlib, when the python3
+        # that ran this (a pyenv one, say) has none.
+        system = "/usr/bin/python3"
+        if os.path.exists(system) and os.path.realpath(sys.executable) != os.path.realpath(system) and \
+                subprocess.run([system, "-c", "import matplotlib"], capture_output=True).returncode == 0:
+            os.execv(system, [system, __file__])
         print("matplotlib is not installed: skipped (pip install -r plots/requirements.txt)")
         return SKIP
     matplotlib.use("Agg")
