@@ -22,6 +22,7 @@
 #include "scanlab/options.hpp"
 #include "scanlab/reference.hpp"
 #include "scanlab/report.hpp"
+#include "scanlab/testing.hpp"
 #include "scanlab/verify.hpp"
 
 namespace {
@@ -541,4 +542,26 @@ TEST(Memory, GuardZonesReportAWritePastAnAllocation) {
                                          "(element -2)"), std::string::npos) << e.what();
   }
   scanlab::guarded_free(a);
+}
+
+// ---- the smallest failing case (check_sizes, issue 37) ---------------------------------------------
+// A scan with the bug of a Kogge-Stone without its second barrier, as a host function: from n = 3 on,
+// y[2] counts x[1] twice. check_sizes fails it at n = 100 and then shows the smallest case that still
+// fails, with inputs a reader can follow: n = 3, all ones.
+TEST(Grading, SmallestFailingCaseIsShownInFull) {
+  const scanlab::RunFn run = [](const scanlab::RunRequest& r) {
+    const auto* x = static_cast<const std::int32_t*>(r.input);
+    auto* y = static_cast<std::int32_t*>(r.output);
+    std::vector<std::int32_t> in(x, x + r.problem.n);
+    scanlab::reference_scan(in.data(), y, r.problem.n, scanlab::Add<std::int32_t>{}, r.problem.kind);
+    if (r.problem.n >= 3) y[2] += in[1];
+    return scanlab::RunResult{};
+  };
+  const scanlab::Algorithm wrong{"counts_x1_twice", "", "", 0, run};
+  const std::string failure = scanlab::grading::check_sizes(wrong, scanlab::DType::int32, scanlab::OpKind::add,
+                                                            scanlab::ScanKind::inclusive, {100});
+  EXPECT_EQ(failure.rfind("counts_x1_twice: int32 add inclusive scan, n = 100: element 2 of 100 is ", 0), 0u) << failure;
+  EXPECT_NE(failure.find("\nThe smallest failing case found: n = 3, x = all ones\n  x        [1, 1, 1]\n"
+                         "  expected [1, 2, 3]\n  got      [1, 2, 4]\n  (1 of 3 elements wrong)"),
+            std::string::npos) << failure;
 }
