@@ -11,7 +11,7 @@
     grade ROOT [SECTION...] [--exercises PATH]
                                            build, test and report (after grade-prepare and the
                                            configure step); exit 0 all passed, 1 some failed
-    grade-class ROOT --class DIR [--jobs N] [--timeout S] [--no-sandbox] [SECTION...]
+    grade-class ROOT --class DIR [--jobs N] [--timeout S] [--no-sandbox] [--resume] [SECTION...]
                                            grade a whole class (class_grade.py)
     grade-slot ROOT SLOT_DIR [--build | --test] SECTION...
                                            grade the submission in a class job slot: --build in
@@ -121,10 +121,10 @@ def main(argv):
                           includes_checked=os.environ.get("LAB_CHECK_INCLUDES") == "1")
         return g.grade(backends)
     if command == "grade-class":
-        names, cls, jobs, timeout, box = class_grade.arguments(args)
+        names, cls, jobs, timeout, box, resume = class_grade.arguments(args)
         chosen = sections.resolve(sections.load(root), names)
         cls = os.path.join(os.environ.get("LAB_CWD", os.getcwd()), cls)  # as the user wrote it, from their folder
-        return class_grade.ClassGrading(root, chosen, os.path.abspath(cls), jobs, timeout, box).run()
+        return class_grade.ClassGrading(root, chosen, os.path.abspath(cls), jobs, timeout, box, resume).run()
     if command == "grade-slot":
         # --build (in the sandbox: the student's files compile) or --test (outside it: the checkers run,
         # each starting the student's kernels in the read-only sandbox), or both when neither is given.

@@ -18,6 +18,7 @@ import os
 import queue
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -34,8 +35,8 @@ MAX_MEMBERS = 2000
 
 
 def arguments(args):
-    """(section names, class dir, jobs, timeout s, sandbox on)."""
-    names, cls, jobs, timeout, box = [], None, 1, 900, True
+    """(section names, class dir, jobs, timeout s, sandbox on, resume)."""
+    names, cls, jobs, timeout, box, resume = [], None, 1, 900, True, False
     it = iter(args)
     for a in it:
         key, eq, val = a.partition("=")
@@ -54,13 +55,15 @@ def arguments(args):
                 timeout = int(val)
         elif a == "--no-sandbox":
             box = False
+        elif a == "--resume":
+            resume = True
         elif a.startswith("-"):
             raise LabError(f"unknown option '{a}' for grade --class (see ./lab help)", 2)
         else:
             names.append(a)
     if cls is None:
         raise LabError("grade --class needs a folder of submissions", 2)
-    return names, cls, jobs, timeout, box
+    return names, cls, jobs, timeout, box, resume
 
 
 # ---- submissions -------------------------------------------------------------------------------------
@@ -198,15 +201,49 @@ class Slot:
 
 
 class ClassGrading:
-    def __init__(self, root, chosen, cls, jobs, timeout, box):
+    def __init__(self, root, chosen, cls, jobs, timeout, box, resume=False):
         self.root, self.chosen, self.cls, self.jobs, self.timeout, self.box = root, chosen, cls, jobs, timeout, box
+        self.resume = resume  # --resume: keep the results of an interrupted run, grade who is left
         self.base = os.path.join(root, "build", "grade", "class")
         self.limits = sandbox.Limits()
         self.rules = config.load(root, [s.id for s in sections.load(root)])
         self.shadows = []
+        self.stopping = False  # interrupted: grade no one else
+        self.running = set()  # the graders running now (killed when interrupted)
+
+    # ---- the run's record: what it grades, whether it finished ------------------------------------------
+    def run_path(self):
+        return os.path.join(self.base, "run.json")
+
+    def previous_results(self, subs) -> dict:
+        """--resume: {student: row} of the interrupted run of this class and these sections."""
+        try:
+            with open(self.run_path(), encoding="utf-8") as f:
+                run = json.load(f)
+        except (OSError, ValueError):
+            raise LabError("--resume: no interrupted class run to resume (build/grade/class/run.json)", 2)
+        want = {"class": self.cls, "sections": [s.id for s in self.chosen]}
+        if {k: run.get(k) for k in want} != want:
+            raise LabError(f"--resume: the interrupted run graded {run.get('class')} (sections "
+                           f"{' '.join(run.get('sections') or [])}): resume it with the same folder and sections", 2)
+        return self.results_on_disk(subs)
+
+    def results_on_disk(self, subs) -> dict:
+        """{student: row} of the students whose grading finished (their result.json)."""
+        rows = {}
+        for name, _ in subs:
+            try:
+                with open(os.path.join(self.base, "students", name, "result.json"), encoding="utf-8") as f:
+                    row = json.load(f)
+            except (OSError, ValueError):
+                continue
+            if row.get("student") == name and row.get("status") not in ("", "interrupted"):
+                rows[name] = row
+        return rows
 
     def run(self) -> int:
         subs = find_submissions(self.cls)
+        done = self.previous_results(subs) if self.resume else {}  # before any build: a wrong --resume stops
         if self.box:
             why = sandbox.available(Slot(self.root, self.base, 0, True).uid)
             if why:
@@ -226,30 +263,62 @@ class ClassGrading:
         with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
             list(pool.map(lambda s: s.configure_and_build(self.root, self.chosen, os.path.join(s.dir, "..", f"slot-{s.k}.log")), slots))
         t1 = time.time()
-        say(f"slots ready in {t1 - t0:.0f} s; grading {len(subs)} submission(s), {jobs} at a time...")
-        for old in ("students", "unpacked", "flat"):  # this class's results only
-            shutil.rmtree(os.path.join(self.base, old), ignore_errors=True)
+        if not self.resume:
+            for old in ("students", "unpacked", "flat"):  # this class's results only
+                shutil.rmtree(os.path.join(self.base, old), ignore_errors=True)
+        if os.path.exists(os.path.join(self.base, "gradebook.csv")):
+            os.remove(os.path.join(self.base, "gradebook.csv"))  # never an old one that looks current
+        write_json(self.run_path(), {"class": self.cls, "sections": [s.id for s in self.chosen], "finished": False})
+        todo = [sub for sub in subs if sub[0] not in done]
+        say(f"slots ready in {t1 - t0:.0f} s; grading {len(todo)} submission(s), {jobs} at a time"
+            + (f" ({len(done)} graded before, kept: --resume)" if done else "") + "...")
         free = queue.Queue()
         for s in slots:
             free.put(s)
-        rows = []
+        rows = list(done.values())
 
         def one(sub):
+            if self.stopping:
+                return None
             slot = free.get()
             try:
                 return self.grade_student(sub[0], sub[1], slot)
             finally:
                 free.put(slot)
 
-        with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-            for row in pool.map(one, subs):
-                rows.append(row)
-                say(f"  {row['student']}: {row['total']} of {row['max']} ({row['status']}; {row['seconds']} s)")
+        previous = signal.signal(signal.SIGTERM, interrupt)  # kill: as Ctrl-C
+        try:
+            with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+                try:
+                    for row in pool.map(one, todo):
+                        if row is None:
+                            continue
+                        rows.append(row)
+                        say(f"  {row['student']}: {row['total']} of {row['max']} ({row['status']}; {row['seconds']} s)")
+                except KeyboardInterrupt:
+                    self.stopping = True
+                    for p in list(self.running):
+                        kill_group(p)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+        if self.stopping:
+            rows = list(self.results_on_disk(subs).values())  # who finished, also after the last row read
+            graded = {r["student"] for r in rows}
+            rows += [{"student": name, "sections": {}, "total": 0, "status": "interrupted", "warnings": 0,
+                      "message": "not graded: the run was interrupted (--resume grades who is left)",
+                      "max": round(sum(self.rules.rule(s.id).weight for s in self.chosen), 1)}
+                     for name, _ in subs if name not in graded]
+            path = self.write_gradebook(rows)
+            warn(f"interrupted: {len(graded)} of {len(subs)} students graded; {rel(path, self.root)} marks the rest "
+                 f"'interrupted'; to grade them: ./lab grade --class {self.cls} --resume "
+                 + " ".join(s.id for s in self.chosen))
+            return 130
+        write_json(self.run_path(), {"class": self.cls, "sections": [s.id for s in self.chosen], "finished": True})
         t2 = time.time()
         path = self.write_gradebook(rows)
         say(f"gradebook: {rel(path, self.root)} ({len(rows)} students; per student: "
             f"build/grade/class/students/<name>/); slots {t1 - t0:.0f} s, grading {t2 - t1:.0f} s, "
-            f"{(t2 - t1) * jobs / len(rows):.1f} s per student per slot")
+            f"{(t2 - t1) * jobs / max(1, len(todo)):.1f} s per student per slot")
         errors = [r["student"] for r in rows if r["status"] in ("error", "timed out")]
         if errors:
             warn(f"not graded (the grader failed or timed out; see their grade.log): {' '.join(errors)}")
@@ -308,14 +377,22 @@ class ClassGrading:
         rc = 0
         with open(log, "wb") as f:
             for cmd, pre, penv in phases:
+                if self.stopping:
+                    rc, status, message = None, "interrupted", "not graded: the run was interrupted"
+                    break
                 p = subprocess.Popen(cmd, cwd=slot.dir, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                      preexec_fn=pre, env=penv)
+                self.running.add(p)
                 try:
                     rc = p.wait(timeout=max(1.0, self.timeout - (time.time() - t0)))
                 except subprocess.TimeoutExpired:
                     kill_group(p)
                     rc = None
                     status, message = "timed out", f"stopped after {self.timeout} s (--timeout)"
+                finally:
+                    self.running.discard(p)
+                if self.stopping:
+                    rc, status, message = None, "interrupted", "not graded: the run was interrupted"
                 if rc != 0:
                     break
         if slot.uid is not None:
@@ -354,19 +431,31 @@ class ClassGrading:
         row["total"] = round(sum(row["sections"].values()), 1)
         row["max"] = round(sum(self.rules.rule(s.id).weight for s in self.chosen), 1)
         row["seconds"] = round(time.time() - t0, 1)
-        with open(os.path.join(out, "result.json"), "w", encoding="utf-8") as f:
-            json.dump(row, f, indent=2)
+        write_json(os.path.join(out, "result.json"), row)  # whole or not at all: --resume reads it
         return row
 
     def write_gradebook(self, rows):
         path = os.path.join(self.base, "gradebook.csv")
-        with open(path, "w", newline="", encoding="utf-8") as f:
+        with open(path + ".tmp", "w", newline="", encoding="utf-8") as f:
             w = csv.writer(f)
             w.writerow(["student"] + [s.id for s in self.chosen] + ["total", "max", "status", "warnings", "message"])
             for r in sorted(rows, key=lambda r: r["student"]):
                 w.writerow([r["student"]] + [r["sections"].get(s.id, 0) for s in self.chosen]
                            + [r["total"], r["max"], r["status"], r["warnings"], r["message"]])
+        os.replace(path + ".tmp", path)
         return path
+
+
+def write_json(path, data):
+    """Writes `path` whole or not at all (a run stopped half-way leaves the old file or the new one)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2)
+    os.replace(path + ".tmp", path)
+
+
+def interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def kill_group(p):

@@ -1,23 +1,28 @@
 """class_grade.py without a build: the arguments, the submissions a class folder holds, archives
 unpacked safely, and where in a submission its section folders are. (The whole class, built and graded
 in the sandbox, is the end-to-end check in tools/README.md.)"""
+import csv
 import io
 import os
 import shutil
+import signal
 import tarfile
 import tempfile
+import time
 import unittest
+import unittest.mock
 import zipfile
 
-from scanlab_lab import LabError, class_grade, exercises
+from scanlab_lab import LabError, class_grade, exercises, sections
 from scanlab_lab.tests.util import ROOT
 
 
 class Arguments(unittest.TestCase):
     def test_parsed(self):
         self.assertEqual(class_grade.arguments(["--class", "subs", "--jobs", "3", "11.1", "--timeout=60"]),
-                         (["11.1"], "subs", 3, 60, True))
+                         (["11.1"], "subs", 3, 60, True, False))
         self.assertEqual(class_grade.arguments(["--class=subs", "--no-sandbox"])[4], False)
+        self.assertEqual(class_grade.arguments(["--class=subs", "--resume"])[5], True)
 
     def test_bad(self):
         for args, says in ((["--jobs", "2"], "needs a folder"), (["--class", "d", "--jobs", "0"], ">= 1"),
@@ -26,6 +31,62 @@ class Arguments(unittest.TestCase):
                 class_grade.arguments(args)
             self.assertIn(says, str(e.exception))
             self.assertEqual(e.exception.status, 2)
+
+
+class Interrupted(unittest.TestCase):
+    """A run stopped half-way (kill, Ctrl-C) says so, leaves no old gradebook looking current, and
+    --resume grades only who is left. The grading itself is a stand-in (no build)."""
+
+    def setUp(self):
+        self.d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.d)
+        self.cls = os.path.join(self.d, "cls")
+        for name in ("alice", "bob", "carol"):
+            os.makedirs(os.path.join(self.cls, name, "11_1_sequential"))
+        self.graded = []
+
+    def grading(self, resume, stop_at=None):
+        s11_1 = sections.resolve(sections.load(ROOT), ["11.1"])
+        g = class_grade.ClassGrading(ROOT, s11_1, self.cls, 1, 60, False, resume)
+        g.base = os.path.join(self.d, "class")
+        test = self
+
+        def grade_student(name, path, slot):
+            test.graded.append(name)
+            if name == stop_at:
+                os.kill(os.getpid(), signal.SIGTERM)  # as `kill` would: the run stops after this one
+                time.sleep(0.5)
+            row = {"student": name, "sections": {"11.1": 10.0}, "warnings": 0}
+            os.makedirs(os.path.join(g.base, "students", name), exist_ok=True)
+            status = "interrupted" if g.stopping else "graded"  # as a grader killed half-way
+            return g.finish(row, os.path.join(g.base, "students", name), time.time(), status, "")
+
+        g.grade_student = grade_student
+        with unittest.mock.patch.object(class_grade.Slot, "configure_and_build", lambda *a: None), \
+                unittest.mock.patch("sys.stdout", io.StringIO()), unittest.mock.patch("sys.stderr", io.StringIO()) as err:
+            rc = g.run()
+        with open(os.path.join(g.base, "gradebook.csv")) as f:
+            rows = {r["student"]: r["status"] for r in csv.DictReader(f)}
+        return rc, rows, err.getvalue()
+
+    def test_interrupted_then_resumed(self):
+        os.makedirs(os.path.join(self.d, "class"))
+        with open(os.path.join(self.d, "class", "gradebook.csv"), "w") as f:
+            f.write("student,11.1,total,max,status,warnings,message\nold,10,10,10,graded,0,\n")
+        rc, rows, err = self.grading(False, stop_at="bob")
+        self.assertEqual(rc, 130)
+        self.assertEqual(rows, {"alice": "graded", "bob": "interrupted", "carol": "interrupted"})  # no "old"
+        self.assertIn("interrupted: 1 of 3 students graded", err)
+        self.assertIn("--resume", err)
+        self.graded = []
+        rc, rows, _ = self.grading(True)
+        self.assertEqual((rc, self.graded), (0, ["bob", "carol"]))
+        self.assertEqual(rows, {"alice": "graded", "bob": "graded", "carol": "graded"})
+
+    def test_resume_needs_the_same_run(self):
+        with self.assertRaises(LabError) as e:
+            self.grading(True)
+        self.assertIn("no interrupted class run to resume", str(e.exception))
 
 
 class Submissions(unittest.TestCase):
