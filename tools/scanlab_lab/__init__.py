@@ -8,6 +8,7 @@
     config.py      grading.toml: each section's points and which of its tests count
     grade.py       ./lab grade: build each section, run its tests, write the report
     class_grade.py ./lab grade --class: a whole class, N job slots, gradebook.csv
+    roster.py      who each submission of a class export is; canvas.csv, moodle.csv
     sandbox.py     the sandbox each submission builds and runs in (bubblewrap, limits, #includes)
     cap_output.sh  the test command prefix that cuts a test's output at a limit (--class)
     release.py     ./lab release --student: the student release (no solutions)

@@ -12,7 +12,6 @@ it, and their checkers start the student's kernels in the sandbox with everythin
 Writes build/grade/class/gradebook.csv (one row per student) and, per student, build/grade/class/
 students/<name>/: grade-summary.json, grade-junit.xml and grade.log (everything it printed)."""
 import concurrent.futures
-import csv
 import json
 import os
 import queue
@@ -26,7 +25,7 @@ import time
 import zipfile
 from typing import List, Optional
 
-from . import LabError, config, exercises, sandbox, sections
+from . import LabError, config, exercises, roster, sandbox, sections
 from .grade import gpu_present, rel, say, warn
 
 ARCHIVES = (".zip", ".tar.gz", ".tgz")
@@ -208,6 +207,7 @@ class ClassGrading:
         self.limits = sandbox.Limits()
         self.rules = config.load(root, [s.id for s in sections.load(root)])
         self.shadows = []
+        self.people = {}  # {student: identity} (roster.py)
         self.stopping = False  # interrupted: grade no one else
         self.running = set()  # the graders running now (killed when interrupted)
 
@@ -242,7 +242,13 @@ class ClassGrading:
         return rows
 
     def run(self) -> int:
-        subs = find_submissions(self.cls)
+        if roster.canvas_files(self.cls):  # Canvas: every student's files in one folder
+            self.people = roster.group_canvas(self.cls, os.path.join(self.base, "canvas"))
+            subs = find_submissions(os.path.join(self.base, "canvas"))
+            say(f"a Canvas download: {len(subs)} students' files sorted into build/grade/class/canvas/")
+        else:
+            subs = find_submissions(self.cls)
+            self.people = roster.identity([n for n, _ in subs], self.cls)
         done = self.previous_results(subs) if self.resume else {}  # before any build: a wrong --resume stops
         if self.box:
             why = sandbox.available(Slot(self.root, self.base, 0, True).uid)
@@ -435,14 +441,17 @@ class ClassGrading:
         return row
 
     def write_gradebook(self, rows):
+        """gradebook.csv (the student's folder, who they are where the export says, points per section,
+        total, status), and canvas.csv and moodle.csv to import (roster.py)."""
         path = os.path.join(self.base, "gradebook.csv")
-        with open(path + ".tmp", "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f)
-            w.writerow(["student"] + [s.id for s in self.chosen] + ["total", "max", "status", "warnings", "message"])
-            for r in sorted(rows, key=lambda r: r["student"]):
-                w.writerow([r["student"]] + [r["sections"].get(s.id, 0) for s in self.chosen]
-                           + [r["total"], r["max"], r["status"], r["warnings"], r["message"]])
-        os.replace(path + ".tmp", path)
+        rows = sorted(rows, key=lambda r: r["student"])
+        blank = {k: "" for k in roster.FIELDS}
+        roster.write_csv(path, ["student", "name", "email", "sid", "login"] + [s.id for s in self.chosen]
+                         + ["total", "max", "status", "warnings", "message"],
+                         [[r["student"]] + [self.people.get(r["student"], blank)[k] for k in ("name", "email", "sid", "login")]
+                          + [r["sections"].get(s.id, 0) for s in self.chosen]
+                          + [r["total"], r["max"], r["status"], r["warnings"], r["message"]] for r in rows])
+        roster.write_exports(self.base, rows, self.people)
         return path
 
 
