@@ -224,6 +224,7 @@ class Grading:
                 "skipped": skipped, "total": total,
                 "points": points, "max_points": rule.weight, "properties": properties,
                 "failed_tests": failed,
+                "notes": operand_order_notes([(short(c), c.result) for c in mine]),
                 "warnings": b["warnings"],
                 "untouched": [f"{self.label}/{section.folder}/{f}" for f in untouched],
                 "not_started": bool(untouched) and len(untouched) == len(stubs),
@@ -239,6 +240,26 @@ class Grading:
         with open(self.summary_path, "w", encoding="utf-8") as f:
             json.dump(summary, f, indent=2)
             f.write("\n")
+
+
+def operand_order_notes(results) -> List[str]:
+    """From [(test name after "<section>.exercise.<backend>.", result)]: for each kernel whose `last`
+    scans fail while all its scans with the other operators pass, a note that says so. `last` (keep the
+    later element) is the one operator of the lab where the order of the operands matters, so a kernel
+    that combines them the wrong way round fails it alone."""
+    ops: Dict[str, Dict[str, set]] = {}
+    for name, result in results:
+        m = re.match(r"^Grading\.(\w+)\.\w+?_(add|max|min|last)_(?:inclusive|exclusive)$", name)
+        if m and result in ("passed", "failed"):
+            ops.setdefault(m.group(1), {}).setdefault(m.group(2), set()).add(result)
+    notes = []
+    for kernel, by_op in ops.items():
+        others = [r for op, rs in by_op.items() if op != "last" for r in rs]
+        if "failed" in by_op.get("last", set()) and others and all(r == "passed" for r in others):
+            notes.append(f"{kernel}: only the scans with the `last` operator fail, and every scan with add, max and "
+                         f"min passes. `last` is the one operator here whose operands' order matters: "
+                         f"op(a, b) must get the earlier element as a, the later as b")
+    return notes
 
 
 def annotate_junit(path, summary):

@@ -40,6 +40,8 @@ def print_report(summary, out=None):
           (f"{s['failed']} of {s['total']} tests failed" if s["status"] != "build-failed" else "does not build"))
         for line in s["warnings"]:
             w(f"  {line}")
+        for line in s.get("notes", []):
+            w(f"  note: {line}")
         for p in s.get("properties", []):
             why = ("" if p["passed"] else ": no test of it ran" if not p["tests"] else
                    f": failed by {short(p['failed_tests'][0])}" +

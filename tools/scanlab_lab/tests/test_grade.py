@@ -84,6 +84,20 @@ class Summary(unittest.TestCase):
         self.assertNotIn("does not build", out.getvalue())
 
 
+class OperandOrder(unittest.TestCase):
+    def test_only_last_fails(self):
+        names = [f"Grading.kogge_stone.int32_{op}_{kind}" for op in ("add", "max", "min", "last")
+                 for kind in ("inclusive", "exclusive")]
+        swapped = [(n, "failed" if "_last_" in n else "passed") for n in names]
+        notes = grade.operand_order_notes(swapped + [("Grading.brent_kung.int32_last_inclusive", "passed")])
+        self.assertEqual(len(notes), 1)
+        self.assertTrue(notes[0].startswith("kogge_stone: only the scans with the `last` operator fail"), notes[0])
+        # Any other operator failing too, or no other operator run: no such note (it would not be true).
+        self.assertEqual(grade.operand_order_notes([(n, "failed" if "_last_" in n or "_add_" in n else "passed")
+                                                    for n in names]), [])
+        self.assertEqual(grade.operand_order_notes([("Grading.k.int32_last_inclusive", "failed")]), [])
+
+
 class Report(unittest.TestCase):
     def test_long_groups_are_counted_not_dropped(self):
         tests = [{"name": f"11.2.exercise.cpu.Grading.k.t{i}", "kind": "race", "why": f"race {i}"} for i in range(20)]
