@@ -28,6 +28,12 @@ namespace scanlab::remote {
 namespace {
 
 constexpr std::size_t kKeepPrinted = 16 * 1024;  // what the kernels printed, kept for the report
+constexpr int kWatchdogStatus = 124;  // the status the emulator's watchdog ends a runner with
+#if defined(SCANLAB_WITH_EMULATOR)
+static_assert(kWatchdogStatus == emu::kWatchdogExitCode);
+#endif
+
+Backend& backend();
 
 std::string signal_words(int sig) {
   switch (sig) {
@@ -182,6 +188,11 @@ class Runner {
     if (signal != 0) {
       throw RunnerFailed("the kernels' process crashed while it ran " + std::string(entry) + ": " +
                   signal_words(signal) + printed());
+    }
+    if (done != 0 && WIFEXITED(status) && WEXITSTATUS(status) == kWatchdogStatus && backend() == Backend::cpu) {
+      throw RunnerFailed("the kernels' process was stopped by the emulator's watchdog while it ran " + std::string(entry) +
+                         ": a CUDA thread ran on without reaching a barrier, a warp operation, an atomic or a fence "
+                         "(an endless loop?)" + printed());
     }
     std::string how;
     if (done != 0 && WIFEXITED(status)) {

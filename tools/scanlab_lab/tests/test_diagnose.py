@@ -224,3 +224,12 @@ class RunnerEnded(unittest.TestCase):
             "outside any array", "ended before it answered algorithms.device: it exited with status 0"))
         self.assertEqual(d.kind, "crash")
         self.assertIn("exited with status 0", d.why)
+
+    def test_an_endless_loop_is_a_timeout(self):
+        # The emulator's watchdog ends a runner whose thread never reaches a sync point (worker.cpp).
+        d = diagnose.diagnose("11.1.exercise.cpu.Grading.sequential.int32_add_inclusive", self.OUTPUT.replace(
+            "crashed while it ran algorithms.brent_kung: SIGSEGV, a segmentation fault: a read or write of memory "
+            "outside any array", "was stopped by the emulator's watchdog while it ran algorithms.sequential: a CUDA "
+            "thread ran on without reaching a barrier, a warp operation, an atomic or a fence (an endless loop?)"))
+        self.assertEqual(d.kind, "timeout")
+        self.assertIn("an endless loop?", d.why)
