@@ -211,7 +211,7 @@ class ClassGrading:
         self.stopping = False  # interrupted: grade no one else
         self.running = set()  # the graders running now (killed when interrupted)
 
-    # ---- the run's record: what it grades, whether it finished ------------------------------------------
+    # ---- the run's record: the class and sections it grades (what --resume must match) -------------------
     def run_path(self):
         return os.path.join(self.base, "run.json")
 
@@ -274,7 +274,7 @@ class ClassGrading:
                 shutil.rmtree(os.path.join(self.base, old), ignore_errors=True)
         if os.path.exists(os.path.join(self.base, "gradebook.csv")):
             os.remove(os.path.join(self.base, "gradebook.csv"))  # never an old one that looks current
-        write_json(self.run_path(), {"class": self.cls, "sections": [s.id for s in self.chosen], "finished": False})
+        write_json(self.run_path(), {"class": self.cls, "sections": [s.id for s in self.chosen]})
         todo = [sub for sub in subs if sub[0] not in done]
         say(f"slots ready in {t1 - t0:.0f} s; grading {len(todo)} submission(s), {jobs} at a time"
             + (f" ({len(done)} graded before, kept: --resume)" if done else "") + "...")
@@ -319,7 +319,6 @@ class ClassGrading:
                  f"'interrupted'; to grade them: ./lab grade --class {self.cls} --resume "
                  + " ".join(s.id for s in self.chosen))
             return 130
-        write_json(self.run_path(), {"class": self.cls, "sections": [s.id for s in self.chosen], "finished": True})
         t2 = time.time()
         path = self.write_gradebook(rows)
         say(f"gradebook: {rel(path, self.root)} ({len(rows)} students; per student: "

@@ -100,10 +100,10 @@ def grade_env(root) -> dict:
     usable, the full sandbox (the build read-only, the solutions' contents hidden, no network); else
     (a container without namespaces) the user and limits alone, the solutions made unreadable to it."""
     box = box_path(root)
-    env = dict(os.environ, LAB_CHECK_INCLUDES="1",
-               LAB_CMAKE_ARGS=(os.environ.get("LAB_CMAKE_ARGS", "") + f" -DSCANLAB_UNTRUSTED_PREFIX={box}").strip())
+    env = dict(os.environ, LAB_CHECK_INCLUDES="1")
     if os.geteuid() != 0:
-        return env  # not Gradescope's root: the kernels run as this user
+        return env  # not Gradescope's root: the kernels run as this user, no box
+    env["LAB_CMAKE_ARGS"] = (os.environ.get("LAB_CMAKE_ARGS", "") + f" -DSCANLAB_UNTRUSTED_PREFIX={box}").strip()
     limits = sandbox.Limits()
     # The sandbox binds real paths; the build's may go through a link (the tests' /autograder/source).
     real = os.path.realpath(root)
