@@ -285,13 +285,17 @@ __device__ __forceinline__ T shared_value(unsigned long long* slot, unsigned lan
 /// published PREFIX among its predecessors combined, in order, with the AGGREGATEs after it; 32
 /// predecessors per step (lane l reads tile window_end - 32 + l). The same algorithm as the
 /// exercise's look_back (decoupled_lookback.cuh), written here so this kernel does not depend on it.
+/// With a carry in (TileStatusArray::carry), tile 0 looks back too, and finds the carry as tile -1's
+/// PREFIX.
 template <class T, class Op>
 __device__ T look_back(const TileStatusArray& status, unsigned tile, Op op, unsigned lane) {
   T exclusive = Op::identity();
   long long window_end = tile;
   for (;;) {
     const long long predecessor = window_end - 32 + static_cast<long long>(lane);
-    TileStatus<T> s{kPrefix, Op::identity()};  // tiles before 0: the identity, as a prefix
+    // Tiles before 0: the identity, as a prefix; tile -1 the carry, if the scan starts from one.
+    TileStatus<T> s{kPrefix, predecessor == -1 && status.carry != nullptr ? *static_cast<const T*>(status.carry)
+                                                                          : Op::identity()};
     for (unsigned tries = 0;; ++tries) {
       if (predecessor >= 0) s = read_status<T>(status, static_cast<unsigned>(predecessor));
       if (__all_sync(kFullWarp, s.flag != kNotPublished)) break;
@@ -509,7 +513,8 @@ __device__ __forceinline__ void run_reducer(const Ring& ring, const TileStatusAr
       SCANLAB_TRACE(tile, kLanded);
       const A total = tile_total(ring.stage(s), tile, ring.copied_chunks(tile));
       if (lane == 0) {
-        publish_status(status, tile, tile == 0 ? kPrefix : kAggregate, total);
+        // Tile 0's aggregate is the PREFIX, unless the scan starts from a carry (then tile 0 looks back).
+        publish_status(status, tile, tile == 0 && status.carry == nullptr ? kPrefix : kAggregate, total);
         if constexpr (Share) share_value(&w.stage_aggregate[s], total);
       }
       SCANLAB_TRACE(tile, kAggregatePublished);
@@ -542,7 +547,7 @@ __device__ __forceinline__ void run_look_back_warp(const Ring& ring, const TileS
     if (tile != kSkipStage) {
       SCANLAB_TRACE(tile, kLookBackStart);
       A prefix = Op::identity();
-      if (tile != 0) {
+      if (tile != 0 || status.carry != nullptr) {
         prefix = look_back<A>(status, tile, op, lane);
         if (lane == 0 && (tile & prefix_mask) == 0) publish_status(status, tile, kPrefix, op(prefix, aggregate));
       }
@@ -781,7 +786,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
           if (lane == 0) pl::barrier_arrive(&words.empty[s]);
         }
         SCANLAB_TRACE(tile, pl::kLookBackStart);
-        if (tile != 0) {
+        if (tile != 0 || status.carry != nullptr) {  // (with a carry, tile 0 looks back to it)
           prefix = pl::look_back<T>(status, tile, op, lane);
           if (lane == 0 && (tile & prefix_mask) == 0) {
             lb::publish_status(status, tile, lb::kPrefix, op(prefix, tile_aggregate));

@@ -102,6 +102,9 @@ class PersistentScan {
   void set_prefix_period_log2(unsigned k) { prefix_mask_ = k >= 32 ? ~0u : (1u << k) - 1u; }
   /// Blocks per launch at most (0: as many as fit at once). Tests use 1 .. a few.
   void set_max_blocks(std::size_t blocks) { max_blocks_ = blocks; }
+  /// The value in device memory (of the device that scans) that later scans start from, as the prefix
+  /// before their first element (section 11.10's carry in); null: none, the operator's identity.
+  void set_carry_in(const T* d_carry) { carry_ = d_carry; }
 
   /// One scan: exactly one kernel launch (plus, once every 2^30 - 1 launches, a memset).
   void operator()(const T* d_in, T* d_out, std::size_t n, Op op, ScanKind kind) {
@@ -134,7 +137,8 @@ class PersistentScan {
     if (tiles > 0x7fffffffu) throw Error("persistent scan: n is too large (2^31 tiles at most)");
     std::size_t blocks = std::min(tiles, resident);
     if (max_blocks_ != 0) blocks = std::min(blocks, max_blocks_);
-    const lookback::TileStatusArray status = workspace_.next_launch();
+    lookback::TileStatusArray status = workspace_.next_launch();
+    status.carry = carry_;
     launch(Shape::kernel(), {"persistent_scan_kernel", dim3(static_cast<unsigned>(blocks)), dim3(Shape::kThreads),
                              Shape::kSharedBytes},
            d_in, d_out, n, op, kind == ScanKind::exclusive, status, static_cast<unsigned>(tiles), prefix_mask_);
@@ -146,6 +150,7 @@ class PersistentScan {
   std::size_t small_blocks_ = 1;
   std::size_t max_blocks_ = 0;
   unsigned prefix_mask_ = 0;
+  const T* carry_ = nullptr;
 };
 
 }  // namespace scanlab::s11_8

@@ -50,10 +50,14 @@ struct TileStatus {
 
 /// The workspace of one scan: the ticket counter that hands out tile numbers, and the statuses,
 /// kStatusWords<T> words per tile (16-byte aligned for 8-byte values). `epoch` is this launch's.
+/// `carry` (the persistent kernel only): null, or a value in device memory that the scan starts from,
+/// the prefix before tile 0, as if a tile -1 had published it (section 11.10: a GPU's piece of an
+/// array scanned after the pieces before it).
 struct TileStatusArray {
   unsigned long long* counter;
   unsigned long long* words;
   unsigned epoch;
+  const void* carry = nullptr;
 };
 
 /// Packs `value` with `flag` and `epoch` into its status words.

@@ -57,6 +57,7 @@ namespace {
 
 struct Guarded {
   std::size_t count, element_size, bytes;  // bytes: of the elements, rounded up to 256
+  int device;                              // the modelled device whose memory this is
 };
 
 std::mutex guarded_mutex;
@@ -95,8 +96,8 @@ void fill_guards(unsigned char* data, const Guarded& g) {
 
 }  // namespace
 
-void* guarded_alloc(std::size_t count, std::size_t element_size) {
-  const Guarded g{count, element_size, rounded(std::max<std::size_t>(count, 1) * element_size)};
+void* guarded_alloc(std::size_t count, std::size_t element_size, int device) {
+  const Guarded g{count, element_size, rounded(std::max<std::size_t>(count, 1) * element_size), device};
   auto* base = static_cast<unsigned char*>(std::aligned_alloc(256, kDeviceGuardBytes + g.bytes + kDeviceGuardBytes));
   if (base == nullptr) return nullptr;
   unsigned char* data = base + kDeviceGuardBytes;
@@ -104,6 +105,16 @@ void* guarded_alloc(std::size_t count, std::size_t element_size) {
   std::lock_guard lock(guarded_mutex);
   guarded().emplace(data, g);
   return data;
+}
+
+int guarded_device(const void* p) {
+  const auto* byte = static_cast<const unsigned char*>(p);
+  std::lock_guard lock(guarded_mutex);
+  auto it = guarded().upper_bound(const_cast<unsigned char*>(byte));  // the first allocation after p
+  if (it == guarded().begin()) return -1;
+  --it;
+  const std::size_t used = std::max<std::size_t>(it->second.count, 1) * it->second.element_size;
+  return byte < it->first + used ? it->second.device : -1;
 }
 
 void guarded_free(void* data) {

@@ -77,6 +77,10 @@ void apply_environment(Settings& s) {
       warn("SCANLAB_EMU_BLOCK_SCHEDULE", v);
     }
   }
+  if (const char* v = std::getenv("SCANLAB_EMU_DEVICES")) {
+    if (read_unsigned(v, n) && n >= 1 && n <= static_cast<unsigned long long>(kMaxDevices)) s.devices = static_cast<int>(n);
+    else warn("SCANLAB_EMU_DEVICES", v);
+  }
   if (const char* v = std::getenv("SCANLAB_EMU_STACK_KB")) {
     if (read_unsigned(v, n) && n >= 16 && n <= 65536) s.stack_bytes = n * 1024;
     else warn("SCANLAB_EMU_STACK_KB", v);

@@ -333,5 +333,48 @@ TEST_F(Emu, SwitchCostIsMeasured) {
   EXPECT_LT(ns, 10000.0);
 }
 
+
+// The modelled devices (SCANLAB_EMU_DEVICES): CUDA's answers for a bad ordinal, a device as its own
+// peer, and peer access enabled twice; peer access is one direction.
+TEST(EmuDeathTest, EnvironmentSetsTheDevices) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const auto child = [](const char* devices) {
+    ::setenv("SCANLAB_EMU_DEVICES", devices, 1);
+    std::fprintf(stderr, "devices %d\n", scanlab::emu::device_count());
+    std::_Exit(0);
+  };
+  EXPECT_EXIT(child("3"), ::testing::ExitedWithCode(0), "^devices 3\n$");
+  EXPECT_EXIT(child("17"), ::testing::ExitedWithCode(0),
+              "^scanlab emu: ignoring SCANLAB_EMU_DEVICES=17 \\(not a valid value\\)\ndevices 1\n$");
+}
+
+TEST_F(Emu, DevicesAnswerAsCudaDoes) {
+  using scanlab::emu::DeviceStatus;
+  namespace e = scanlab::emu;
+  e::settings().devices = 3;
+  e::reset_devices();
+  EXPECT_EQ(e::device_count(), 3);
+  EXPECT_EQ(e::current_device(), 0);
+  EXPECT_EQ(e::set_device(3), DeviceStatus::invalid_device);
+  EXPECT_EQ(e::set_device(-1), DeviceStatus::invalid_device);
+  EXPECT_EQ(e::set_device(2), DeviceStatus::ok);
+  EXPECT_EQ(e::current_device(), 2);
+  EXPECT_FALSE(e::can_access_peer(2, 2));
+  EXPECT_TRUE(e::can_access_peer(2, 0));
+  EXPECT_FALSE(e::can_access_peer(2, 3));
+  EXPECT_EQ(e::enable_peer_access(2), DeviceStatus::invalid_device);
+  EXPECT_FALSE(e::peer_access_enabled(2, 0));
+  EXPECT_EQ(e::enable_peer_access(0), DeviceStatus::ok);
+  EXPECT_EQ(e::enable_peer_access(0), DeviceStatus::peer_access_already_enabled);
+  EXPECT_TRUE(e::peer_access_enabled(2, 0));
+  EXPECT_FALSE(e::peer_access_enabled(0, 2)) << "peer access is one direction";
+  EXPECT_TRUE(e::peer_access_enabled(1, 1)) << "a device's own memory";
+  EXPECT_EQ(e::disable_peer_access(0), DeviceStatus::ok);
+  EXPECT_EQ(e::disable_peer_access(0), DeviceStatus::peer_access_not_enabled);
+  EXPECT_STREQ(e::device_status_text(DeviceStatus::invalid_device), "cudaErrorInvalidDevice: invalid device ordinal");
+  e::reset_devices();
+  EXPECT_EQ(e::current_device(), 0);
+}
+
 }  // namespace
 }  // namespace emu_test

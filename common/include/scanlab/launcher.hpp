@@ -27,24 +27,187 @@
 
 namespace scanlab {
 
-/// Grid, block and dynamic shared memory of one launch, and a name for messages and counters.
+// ---- devices: several GPUs of one host, or the emulator's model of them -----------------------------
+// The calls of CUDA's runtime that a scan across GPUs needs, the same on both backends. On the cpu
+// backend the emulator models settings().devices devices (SCANLAB_EMU_DEVICES; emu/runtime.hpp).
+
+#if defined(SCANLAB_BACKEND_CPU)
+namespace detail {
+inline void check_device_status(emu::DeviceStatus status, const std::string& call) {
+  if (status != emu::DeviceStatus::ok) throw Error(call + ": " + emu::device_status_text(status));
+}
+}  // namespace detail
+#endif
+
+/// The GPUs of this host (cudaGetDeviceCount; 0 without a GPU), or the emulator's modelled devices.
+inline int device_count() {
+#if defined(SCANLAB_BACKEND_CUDA)
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+#else
+  return emu::device_count();
+#endif
+}
+
+/// This host thread's current device (cudaGetDevice).
+inline int current_device() {
+#if defined(SCANLAB_BACKEND_CUDA)
+  int device = 0;
+  SCANLAB_CUDA_CHECK(cudaGetDevice(&device));
+  return device;
+#else
+  return emu::current_device();
+#endif
+}
+
+/// Makes `device` current for this host thread: later buffers, launches and streams belong to it.
+inline void set_device(int device) {
+  if (device < 0 || device >= device_count()) {
+    throw Error("device " + std::to_string(device) + " does not exist: there are " + std::to_string(device_count()));
+  }
+#if defined(SCANLAB_BACKEND_CUDA)
+  SCANLAB_CUDA_CHECK(cudaSetDevice(device));
+#else
+  detail::check_device_status(emu::set_device(device), "cudaSetDevice(" + std::to_string(device) + ")");
+#endif
+}
+
+/// Makes `device` current for a scope, and puts the previous one back.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) : saved_(current_device()) { set_device(device); }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+  ~DeviceScope() {
+#if defined(SCANLAB_BACKEND_CUDA)
+    cudaSetDevice(saved_);
+#else
+    emu::set_device(saved_);
+#endif
+  }
+
+ private:
+  int saved_;
+};
+
+/// Whether kernels of `device` can be allowed to use `peer`'s memory (cudaDeviceCanAccessPeer).
+inline bool can_access_peer(int device, int peer) {
+#if defined(SCANLAB_BACKEND_CUDA)
+  int can = 0;
+  SCANLAB_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, device, peer));
+  return can != 0;
+#else
+  return emu::can_access_peer(device, peer);
+#endif
+}
+
+/// Lets kernels of the current device use `peer`'s memory (cudaDeviceEnablePeerAccess, one
+/// direction). Enabling it again is not an error here (CUDA's "already enabled" is swallowed).
+inline void enable_peer_access(int peer) {
+  const std::string call = "cudaDeviceEnablePeerAccess(" + std::to_string(peer) + ") on device " +
+                           std::to_string(current_device());
+#if defined(SCANLAB_BACKEND_CUDA)
+  const cudaError_t status = cudaDeviceEnablePeerAccess(peer, 0);
+  if (status == cudaErrorPeerAccessAlreadyEnabled) {
+    cudaGetLastError();  // (sticky until read)
+    return;
+  }
+  if (status != cudaSuccess) throw Error(call + ": " + cudaGetErrorString(status));
+#else
+  const emu::DeviceStatus status = emu::enable_peer_access(peer);
+  if (status != emu::DeviceStatus::peer_access_already_enabled) detail::check_device_status(status, call);
+#endif
+}
+
+/// A stream of the device that is current when it is made (on the cpu backend every launch and copy
+/// is synchronous; the stream still belongs to its device). Move-only.
+class Stream {
+ public:
+  Stream() : device_(current_device()) {
+#if defined(SCANLAB_BACKEND_CUDA)
+    SCANLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+#endif
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream() {
+#if defined(SCANLAB_BACKEND_CUDA)
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+#endif
+  }
+  int device() const { return device_; }
+  /// Waits until everything queued on this stream is done.
+  void synchronize() const {
+#if defined(SCANLAB_BACKEND_CUDA)
+    SCANLAB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+#endif
+  }
+#if defined(SCANLAB_BACKEND_CUDA)
+  cudaStream_t get() const { return stream_; }
+#endif
+
+ private:
+  int device_;
+#if defined(SCANLAB_BACKEND_CUDA)
+  cudaStream_t stream_ = nullptr;
+#endif
+};
+
+/// Grid, block and dynamic shared memory of one launch, and a name for messages and counters; the
+/// stream (of the current device) it goes into, or none: the current device's default stream.
 struct LaunchConfig {
   const char* name = "kernel";
   dim3 grid{1};
   dim3 block{1};
   std::size_t shared_bytes = 0;
+  const Stream* stream = nullptr;
 };
+
+#if defined(SCANLAB_BACKEND_CPU)
+namespace detail {
+/// A GPU faults on a pointer into another GPU's memory unless peer access is enabled; the emulator's
+/// devices share one memory, so the launch checks every pointer argument (not pointers inside a
+/// struct argument) against the device that made its buffer.
+template <class P>
+void check_device_pointer(const char* kernel, int device, std::size_t argument, const P& p) {
+  if constexpr (std::is_pointer_v<P> && !std::is_function_v<std::remove_pointer_t<P>>) {
+    const int owner = guarded_device(const_cast<const void*>(static_cast<const volatile void*>(p)));
+    if (owner >= 0 && owner != device && !emu::peer_access_enabled(device, owner)) {
+      throw Error("kernel '" + std::string(kernel) + "' on device " + std::to_string(device) + " is given memory of device " +
+                  std::to_string(owner) + " (argument " + std::to_string(argument + 1) +
+                  ") but peer access is not enabled: call enable_peer_access(" + std::to_string(owner) + ") on device " +
+                  std::to_string(device) + " first (cudaDeviceEnablePeerAccess)");
+    }
+  }
+}
+}  // namespace detail
+#endif
 
 /// Launches `kernel` with `config` and `args`, on a GPU or on the emulator. Throws scanlab::Error if
 /// the launch fails (on the emulator: with the block, threads and source line that went wrong).
 template <class... Params, class... Args>
 void launch(void (*kernel)(Params...), const LaunchConfig& config, Args&&... args) {
 #if defined(SCANLAB_BACKEND_CUDA)
-  kernel<<<config.grid, config.block, config.shared_bytes>>>(std::forward<Args>(args)...);
+  kernel<<<config.grid, config.block, config.shared_bytes, config.stream ? config.stream->get() : cudaStream_t{}>>>(
+      std::forward<Args>(args)...);
   SCANLAB_CUDA_CHECK(cudaGetLastError());
 #else
   // Convert the arguments once, as a CUDA launch copies them into the kernel's parameters.
   std::tuple<std::decay_t<Params>...> params(std::forward<Args>(args)...);
+  const int device = emu::current_device();
+  if (config.stream != nullptr && config.stream->device() != device) {
+    throw Error("kernel '" + std::string(config.name) + "' launched on device " + std::to_string(device) +
+                " into a stream of device " + std::to_string(config.stream->device()) +
+                " (cudaErrorInvalidResourceHandle): set the stream's device first");
+  }
+  std::apply([&](const auto&... p) {
+    std::size_t argument = 0;
+    (detail::check_device_pointer(config.name, device, argument++, p), ...);
+  }, params);
   const auto to_extent = [](dim3 d) { return emu::Extent3{d.x, d.y, d.z}; };
   try {
     emu::launch(config.name, to_extent(config.grid), to_extent(config.block), config.shared_bytes,
@@ -56,7 +219,8 @@ void launch(void (*kernel)(Params...), const LaunchConfig& config, Args&&... arg
 #endif
 }
 
-/// Waits until all launched work is done (and reports an asynchronous kernel error on a GPU).
+/// Waits until all work launched on the current device is done (and reports an asynchronous kernel
+/// error on a GPU).
 inline void synchronize() {
 #if defined(SCANLAB_BACKEND_CUDA)
   SCANLAB_CUDA_CHECK(cudaDeviceSynchronize());
@@ -74,28 +238,50 @@ inline void require_backend() {
 #endif
 }
 
-/// Device memory for n elements of T (host memory on the cpu backend). Move-only.
+/// Makes later work on `waiter`'s default stream wait until the work queued so far on `device`'s
+/// default stream is done, without blocking the host (an event recorded on one, waited for by the
+/// other). The cpu backend runs everything at once: nothing to wait for.
+inline void wait_for_device(int waiter, int device) {
+#if defined(SCANLAB_BACKEND_CUDA)
+  if (waiter == device) return;
+  const int saved = current_device();
+  cudaEvent_t done{};
+  SCANLAB_CUDA_CHECK(cudaSetDevice(device));
+  SCANLAB_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  SCANLAB_CUDA_CHECK(cudaEventRecord(done, cudaStream_t{}));
+  SCANLAB_CUDA_CHECK(cudaSetDevice(waiter));
+  SCANLAB_CUDA_CHECK(cudaStreamWaitEvent(cudaStream_t{}, done, 0));
+  SCANLAB_CUDA_CHECK(cudaEventDestroy(done));  // (released once the wait is done)
+  SCANLAB_CUDA_CHECK(cudaSetDevice(saved));
+#else
+  (void)waiter, (void)device;
+#endif
+}
+
+/// Device memory for n elements of T, on the current device (host memory on the cpu backend, which
+/// records the device). Move-only.
 template <class T>
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t n) : size_(n) {
+  explicit DeviceBuffer(std::size_t n) : size_(n), device_(current_device()) {
     const std::size_t bytes = std::max<std::size_t>(n, 1) * sizeof(T);
 #if defined(SCANLAB_BACKEND_CUDA)
     SCANLAB_CUDA_CHECK(cudaMalloc(&data_, bytes));
 #else
     // 256-byte alignment, as cudaMalloc gives, between guard zones that every launch checks.
-    data_ = static_cast<T*>(guarded_alloc(std::max<std::size_t>(n, 1), sizeof(T)));
+    data_ = static_cast<T*>(guarded_alloc(std::max<std::size_t>(n, 1), sizeof(T), device_));
     if (data_ == nullptr) throw Error("out of host memory allocating " + std::to_string(bytes) + " bytes");
 #endif
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   DeviceBuffer(DeviceBuffer&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)), device_(other.device_) {}
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
     std::swap(data_, other.data_);
     std::swap(size_, other.size_);
+    std::swap(device_, other.device_);
     return *this;
   }
   ~DeviceBuffer() {
@@ -108,6 +294,8 @@ class DeviceBuffer {
 
   T* data() const { return data_; }
   std::size_t size() const { return size_; }
+  /// The device whose memory this is (current when it was made).
+  int device() const { return device_; }
 
   void upload(const T* host) { copy(data_, host, size_ * sizeof(T), true); }
   void download(T* host) const { copy(host, data_, size_ * sizeof(T), false); }
@@ -135,7 +323,38 @@ class DeviceBuffer {
 
   T* data_ = nullptr;
   std::size_t size_ = 0;
+  int device_ = 0;
 };
+
+/// Copies n elements from `src` on device `src_device` to `dst` on device `dst_device`
+/// (cudaMemcpyPeerAsync on `stream`, or cudaMemcpyPeer without one). Needs no peer access (CUDA goes
+/// through the host without it). The cpu backend checks that each side is memory of the device named.
+template <class T>
+void copy_peer(T* dst, int dst_device, const T* src, int src_device, std::size_t n, const Stream* stream = nullptr) {
+  if (n == 0) return;
+#if defined(SCANLAB_BACKEND_CUDA)
+  if (stream != nullptr) {
+    SCANLAB_CUDA_CHECK(cudaMemcpyPeerAsync(dst, dst_device, src, src_device, n * sizeof(T), stream->get()));
+  } else {
+    SCANLAB_CUDA_CHECK(cudaMemcpyPeer(dst, dst_device, src, src_device, n * sizeof(T)));
+  }
+#else
+  (void)stream;
+  const auto check = [](const void* p, int device, const char* side) {
+    const int owner = guarded_device(p);
+    if (owner != device) {
+      throw Error(std::string("cudaMemcpyPeer: the ") + side + " is " +
+                  (owner < 0 ? std::string("not device memory") : "memory of device " + std::to_string(owner)) +
+                  ", not of device " + std::to_string(device) + " (cudaErrorInvalidValue)");
+    }
+  };
+  check(dst, dst_device, "destination");
+  check(src, src_device, "source");
+  check(dst + n - 1, dst_device, "destination's end");
+  check(src + n - 1, src_device, "source's end");
+  std::memmove(dst, src, n * sizeof(T));
+#endif
+}
 
 /// Times device work: CUDA events on a GPU, a steady clock on the emulator (which is synchronous).
 class Timer {

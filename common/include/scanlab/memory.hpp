@@ -19,8 +19,12 @@ inline constexpr std::size_t kDeviceGuardBytes = 256;
 inline constexpr unsigned char kDeviceGuardByte = 0xFD;
 
 /// Allocates `count` elements of `element_size` bytes, 256-byte aligned, between guard zones, and
-/// registers them for check_device_guards. Returns null when out of memory.
-void* guarded_alloc(std::size_t count, std::size_t element_size);
+/// registers them for check_device_guards, as memory of (modelled) device `device`. Returns null when
+/// out of memory.
+void* guarded_alloc(std::size_t count, std::size_t element_size, int device = 0);
+/// The device whose guarded allocation holds the byte at `p` (from its start to its last element), or
+/// -1 if none does (host memory).
+int guarded_device(const void* p);
 /// Frees what guarded_alloc returned (null: nothing).
 void guarded_free(void* data);
 /// Checks the guard zones of every live guarded allocation after `kernel` ran. Throws scanlab::Error

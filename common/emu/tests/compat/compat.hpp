@@ -84,6 +84,17 @@ struct CompatBackend {
   /// {__ballot_sync of even lanes, __any_sync, __all_sync, __shfl_up_sync(t, 1), __shfl_xor_sync(t, 1),
   ///  __activemask(), __syncthreads_count(even), __syncthreads_and(t < 64), __syncthreads_or(t == 5)}.
   std::vector<unsigned> (*warp_and_block)();
+  /// Devices. The cpu backend's model: `set_devices(g)` makes it g devices, none with peer access
+  /// (null on the cuda backend, whose devices are the machine's).
+  void (*set_devices)(int devices);
+  int (*device_count)();
+  /// With at least 2 devices: 0 .. n-1 uploaded to device 0, copied to device 1 (copy_peer), and a
+  /// kernel on device 0 reads device 1's copy through peer memory (after enable_peer_access(1) when
+  /// `enable`) and writes 2 * each into device 0's memory; returns what it wrote. Throws what the
+  /// launch throws (the cpu backend: a peer read without peer access).
+  std::vector<int> (*peer_read)(unsigned n, bool enable);
+  /// A kernel launched on device 0 into a stream of device 1 (the cpu backend refuses it).
+  void (*launch_into_other_devices_stream)();
 };
 
 constexpr unsigned kWarpValues = 9, kWarpThreads = 64;

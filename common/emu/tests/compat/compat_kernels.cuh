@@ -135,4 +135,10 @@ __global__ void warp_and_block_kernel(unsigned* out) {
   o[8] = static_cast<unsigned>(__syncthreads_or(t == 5));
 }
 
+/// out[i] = 2 * in[i]: `in` may be another device's memory (peer access).
+__global__ void peer_double_kernel(const int* in, int* out, unsigned n) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 2 * in[i];
+}
+
 }  // namespace scanlab::emu_compat

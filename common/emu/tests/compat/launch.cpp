@@ -65,6 +65,44 @@ std::vector<unsigned> run_warp_and_block() {
   return result;
 }
 
+#if defined(SCANLAB_BACKEND_CPU)
+void set_emulated_devices(int devices) {
+  emu::settings().devices = devices;
+  emu::reset_devices();
+}
+#endif
+
+std::vector<int> run_peer_read(unsigned n, bool enable) {
+  std::vector<int> values(n);
+  for (unsigned i = 0; i < n; ++i) values[i] = static_cast<int>(i);
+  set_device(0);
+  DeviceBuffer<int> on_0(n), out(n);
+  on_0.upload(values.data());
+  std::vector<int> result(n);
+  {
+    DeviceScope scope(1);
+    DeviceBuffer<int> on_1(n);
+    copy_peer(on_1.data(), 1, on_0.data(), 0, n);
+    set_device(0);
+    if (enable) enable_peer_access(1);
+    launch(peer_double_kernel, {"peer_double_kernel", ceil_div(n, 128), 128, 0}, on_1.data(), out.data(), n);
+    synchronize();
+  }
+  out.download(result.data());
+  return result;
+}
+
+void run_launch_into_other_devices_stream() {
+  set_device(1);
+  Stream stream;
+  set_device(0);
+  DeviceBuffer<int> a(1), b(1);
+  LaunchConfig config{"peer_double_kernel", 1, 1, 0};
+  config.stream = &stream;
+  launch(peer_double_kernel, config, a.data(), b.data(), 1u);
+  stream.synchronize();
+}
+
 }  // namespace
 
 CompatBackend SCANLAB_FOR_BACKEND(backend)() {
@@ -73,8 +111,14 @@ CompatBackend SCANLAB_FOR_BACKEND(backend)() {
 #else
   const char* name = "cpu";
 #endif
+#if defined(SCANLAB_BACKEND_CPU)
+  void (*set_devices)(int) = &set_emulated_devices;
+#else
+  void (*set_devices)(int) = nullptr;
+#endif
   return {name, &require_backend, &run_atomics, &run_intrinsics,
-          &run_dynamic_shared_views, &run_extern_shared_views, &run_print, &run_warp_and_block};
+          &run_dynamic_shared_views, &run_extern_shared_views, &run_print, &run_warp_and_block,
+          set_devices, [] { return device_count(); }, &run_peer_read, &run_launch_into_other_devices_stream};
 }
 
 }  // namespace scanlab::emu_compat

@@ -195,6 +195,46 @@ TEST_P(EmuCompat, WarpVotesShufflesAndCountingBarriersStillWork) {
   }
 }
 
+// Several GPUs of one host: a kernel reads another device's memory once peer access is enabled, and
+// copy_peer moves data between devices. The cpu backend models 2 devices here; a GPU machine needs two.
+TEST_P(EmuCompat, PeerAccessLetsAKernelReadAnotherDevicesMemory) {
+  if (GetParam().set_devices != nullptr) GetParam().set_devices(2);
+  if (GetParam().device_count() < 2) GTEST_SKIP() << "this machine has one GPU: peer access needs two";
+  const std::vector<int> out = GetParam().peer_read(1000, true);
+  ASSERT_EQ(out.size(), 1000u);
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(out[i], 2 * i) << "element " << i;
+  if (GetParam().set_devices != nullptr) GetParam().set_devices(1);
+}
+
+// Only the emulator: on a GPU a read of another device's memory without peer access is an illegal
+// address that ruins the context. The emulator says what is missing, in one line.
+TEST_P(EmuCompat, ThePeerReadWithoutPeerAccessIsAClearError) {
+  if (GetParam().set_devices == nullptr) GTEST_SKIP() << "on a GPU this read would fault";
+  GetParam().set_devices(2);
+  try {
+    GetParam().peer_read(10, false);
+    ADD_FAILURE() << "the launch read device 1's memory from device 0 without peer access";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "kernel 'peer_double_kernel' on device 0 is given memory of device 1 (argument 1) but peer access is "
+                 "not enabled: call enable_peer_access(1) on device 0 first (cudaDeviceEnablePeerAccess)");
+  }
+  try {
+    GetParam().launch_into_other_devices_stream();
+    ADD_FAILURE() << "a launch on device 0 went into a stream of device 1";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("into a stream of device 1"), std::string::npos) << e.what();
+  }
+  GetParam().set_devices(1);
+  EXPECT_EQ(GetParam().device_count(), 1);
+  try {
+    GetParam().peer_read(10, true);
+    ADD_FAILURE() << "device 1 of a one-device model was used";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "device 1 does not exist: there are 1");
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, EmuCompat, ::testing::ValuesIn(linked_backends()),
                          [](const ::testing::TestParamInfo<CompatBackend>& info) { return std::string(info.param.name); });
 

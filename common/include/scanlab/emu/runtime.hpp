@@ -71,7 +71,14 @@ struct Settings {
   /// The byte unwritten shared memory holds at block start (the grading tests run once more with
   /// another, to see whether a result depends on shared memory no thread wrote).
   unsigned char shared_poison = kPoisonByte;
+  /// GPUs of one host that the cpu backend models (SCANLAB_EMU_DEVICES, 1 to kMaxDevices): each has
+  /// its own memory (DeviceBuffer records where it was made) and streams, and reads another's memory
+  /// only once peer access is enabled (see the devices below and the emulator's README, "Devices").
+  int devices = 1;
 };
+
+/// The most devices the emulator models.
+inline constexpr int kMaxDevices = 16;
 
 /// The current settings (mutable). Not thread-safe: change them between launches only.
 Settings& settings();
@@ -140,6 +147,41 @@ inline constexpr int kStackOverflowExitCode = 125;
 
 /// Largest number of threads in one block, as on every current GPU.
 inline constexpr unsigned kMaxBlockThreads = 1024;
+
+// ---- devices: the cpu backend's model of several GPUs of one host -----------------------------------
+// What CUDA's runtime does per device, for the calls the lab uses; each returns a DeviceStatus where
+// CUDA returns a cudaError_t, and the launcher (scanlab/launcher.hpp) turns one into an Error. Memory
+// of every device is this process's memory: a kernel could read any of it, so the launcher checks each
+// pointer a launch is given against the device that owns it (see peer_access_enabled).
+
+/// What a device call says, as CUDA's error codes do.
+enum class DeviceStatus {
+  ok,
+  invalid_device,                ///< cudaErrorInvalidDevice: no such device (or a device as its own peer)
+  peer_access_already_enabled,   ///< cudaErrorPeerAccessAlreadyEnabled
+  peer_access_not_enabled,       ///< cudaErrorPeerAccessNotEnabled (disable_peer_access)
+};
+/// CUDA's name and text for `status` ("cudaErrorInvalidDevice: invalid device ordinal").
+const char* device_status_text(DeviceStatus status);
+
+/// settings().devices: cudaGetDeviceCount.
+int device_count();
+/// The calling host thread's current device (0 until set): cudaGetDevice.
+int current_device();
+/// Makes `device` the calling host thread's current device: cudaSetDevice.
+DeviceStatus set_device(int device);
+/// Whether `device` can read and write `peer`'s memory once enabled: every two different devices of
+/// the model can (as two GPUs on NVLink): cudaDeviceCanAccessPeer.
+bool can_access_peer(int device, int peer);
+/// Lets kernels of the current device use `peer`'s memory: cudaDeviceEnablePeerAccess (one direction).
+DeviceStatus enable_peer_access(int peer);
+/// cudaDeviceDisablePeerAccess.
+DeviceStatus disable_peer_access(int peer);
+/// Whether kernels of `device` may use memory of `peer` (always for device == peer).
+bool peer_access_enabled(int device, int peer);
+/// Back to the start: no peer access enabled anywhere, the calling thread on device 0 (cudaDeviceReset
+/// on every device, for tests).
+void reset_devices();
 
 /// Measures the cost of one fiber switch (resume and return) with pooled stacks, in nanoseconds.
 double measure_switch_ns(std::size_t switches);

@@ -1,0 +1,88 @@
+// Section 11.10: host code that runs a scan across the GPUs of one host. Compiled once per backend
+// (nvcc for cuda, the host compiler for cpu) from this one source. You do not need to change this file.
+#include <string>
+
+#include "multi_gpu_algorithms.hpp"
+#include "multi_gpu_scan.hpp"
+
+#if defined(SCANLAB_BACKEND_CPU)
+#include "scanlab/emu/runtime.hpp"
+#endif
+
+namespace scanlab::s11_10 {
+namespace {
+
+/// Runs `request` across `devices` devices (0: every GPU there is), as run_scan runs one GPU's scan:
+/// the verified run with poisoned outputs, then the timed runs. The cpu backend models exactly
+/// `devices` devices for the call; a GPU machine uses as many as it has, at most `devices`.
+RunResult run_multi(const RunRequest& request, Way way, int devices) {
+  require_backend();
+#if defined(SCANLAB_BACKEND_CPU)
+  const int saved = emu::settings().devices;
+  if (devices > 0) emu::settings().devices = devices;
+  struct Restore {
+    int devices;
+    ~Restore() {
+      emu::settings().devices = devices;
+      emu::set_device(0);
+    }
+  } restore{saved};
+#endif
+  const int used = devices > 0 ? std::min(devices, device_count()) : device_count();
+  const ScanProblem& p = request.problem;
+  return visit_type_op(p.type, p.op, [&](auto type, auto op) {
+    using T = typename decltype(type)::type;
+    using Op = decltype(op);
+    using Scan = MultiGpuScan<T, Op>;
+    {
+      DeviceScope on(0);
+      require_memory(Scan::bytes_per_device(p.n, used, p.in_place));  // (GPU 0's: the GPUs are alike)
+    }
+    Scan scan(p.n, used, way, p.in_place);
+    const T* input = static_cast<const T*>(request.input);
+    RunResult result;
+    scan.upload(input);
+    result.launches = run_counted(request.trace, [&] {
+      scan(op, p.kind);
+      for (int g = 0; g < used; ++g) {
+        DeviceScope on(g);
+        synchronize();
+      }
+    });
+    scan.download(static_cast<T*>(request.output));
+    if (p.n > 0) {
+      time_runs(request, result.times_ms, [&] { scan(op, p.kind); }, [&] {
+        if (p.in_place) scan.upload(input);
+      });
+    }
+    return result;
+  });
+}
+
+template <Way way, int devices>
+RunResult run(const RunRequest& request) {
+  return run_multi(request, way, devices);
+}
+
+const Algorithm kAlgorithms[] = {
+    with_run(kAlgorithmInfo[0], &run<Way::carry, 0>),
+    with_run(kAlgorithmInfo[1], &run<Way::reduce_then_scan, 0>),
+};
+
+const Algorithm kTestAlgorithms[] = {
+    with_run(kTestAlgorithmInfo[0], &run<Way::carry, 3>),
+    with_run(kTestAlgorithmInfo[1], &run<Way::reduce_then_scan, 3>),
+    with_run(kTestAlgorithmInfo[2], &run<Way::carry, 1>),
+    with_run(kTestAlgorithmInfo[3], &run<Way::carry, 2>),
+    with_run(kTestAlgorithmInfo[4], &run<Way::carry, 4>),
+    with_run(kTestAlgorithmInfo[5], &run<Way::reduce_then_scan, 1>),
+    with_run(kTestAlgorithmInfo[6], &run<Way::reduce_then_scan, 2>),
+    with_run(kTestAlgorithmInfo[7], &run<Way::reduce_then_scan, 4>),
+};
+
+}  // namespace
+
+AlgorithmTable SCANLAB_FOR_BACKEND(algorithms)() { return make_table(kAlgorithms); }
+AlgorithmTable SCANLAB_FOR_BACKEND(test_algorithms)() { return make_table(kTestAlgorithms); }
+
+}  // namespace scanlab::s11_10

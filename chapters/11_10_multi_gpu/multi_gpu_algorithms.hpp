@@ -1,0 +1,43 @@
+/// \file multi_gpu_algorithms.hpp
+/// \brief Section 11.10's algorithm tables (one per backend), exported by its kernel libraries, and a
+/// table of test-only algorithms: each way on a fixed number of devices. (Not algorithms.hpp: 11.8's
+/// chapter folder, on this section's include path, has one.)
+#pragma once
+
+#include "scanlab/section.hpp"
+
+SCANLAB_DECLARE_SECTION(s11_10)
+
+namespace scanlab::s11_10 {
+
+/// The section's algorithms, in table order: the one list of them (launch.cpp gives each its kernels
+/// with with_run; the grader's checker registers its tests from this list, scanlab/remote.hpp). Each
+/// runs on every GPU of the host (the cpu backend: on its modelled devices, SCANLAB_EMU_DEVICES).
+inline constexpr AlgorithmInfo kAlgorithmInfo[] = {
+    {"carry",
+     "one piece per GPU: each GPU scans its piece (11.8's scan), the piece totals are exchanged, each GPU adds "
+     "the totals before its piece; 4n element moves",
+     "Sec. 11.6 one level up (beyond the book)", 0},
+    {"reduce_then_scan",
+     "one piece per GPU: each GPU reduces its piece, the totals are exchanged, each GPU scans its piece "
+     "starting from the totals before it (11.8's scan with a carry in); 3n element moves",
+     "Sec. 11.6 one level up (beyond the book)", 0},
+};
+
+/// test_algorithms' list: each way on G devices. On the cpu backend exactly G modelled devices; on
+/// a GPU machine as many GPUs as it has, at most G.
+inline constexpr AlgorithmInfo kTestAlgorithmInfo[] = {
+    {"carry_on_3", "test only: carry across 3 devices", "beyond the book", 0},
+    {"reduce_then_scan_on_3", "test only: reduce_then_scan across 3 devices", "beyond the book", 0},
+    {"carry_on_1", "test only: carry on 1 device", "beyond the book", 0},
+    {"carry_on_2", "test only: carry across 2 devices", "beyond the book", 0},
+    {"carry_on_4", "test only: carry across 4 devices", "beyond the book", 0},
+    {"reduce_then_scan_on_1", "test only: reduce_then_scan on 1 device", "beyond the book", 0},
+    {"reduce_then_scan_on_2", "test only: reduce_then_scan across 2 devices", "beyond the book", 0},
+    {"reduce_then_scan_on_4", "test only: reduce_then_scan across 4 devices", "beyond the book", 0},
+};
+
+SCANLAB_EXPORT AlgorithmTable test_algorithms_cuda();
+SCANLAB_EXPORT AlgorithmTable test_algorithms_cpu();
+
+}  // namespace scanlab::s11_10

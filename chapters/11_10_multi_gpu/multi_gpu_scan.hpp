@@ -1,0 +1,166 @@
+/// \file multi_gpu_scan.hpp
+/// \brief Section 11.10: the host side of a scan across G GPUs of one host, driven by one process.
+/// Each GPU holds one piece of the array and scans it with section 11.8's persistent scan
+/// (PersistentScan: one source of that kernel); the pieces are tied together by one exchange of their
+/// totals (exchange.hpp) and the kernels of multi_gpu.cuh. Two ways:
+///
+///   carry             scan each piece; exchange the totals; add each piece's carry to it.
+///                     Reads and writes every element twice: 4n element moves.
+///   reduce_then_scan  reduce each piece; exchange the totals; scan each piece starting from its carry
+///                     (the carry enters 11.8's look-back as the prefix before tile 0): 3n.
+///
+/// Used by launch.cpp (both backends). You do not need to change this file.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exchange.hpp"
+#include "multi_gpu.cuh"
+#include "persistent_scan.hpp"  // section 11.8's scan, with its carry in
+#include "scanlab/launcher.hpp"
+
+namespace scanlab::s11_10 {
+
+enum class Way { carry, reduce_then_scan };
+
+/// The first element of piece g of n elements cut into G pieces: g * n / G. Sizes differ by at most
+/// one, and a piece is empty where n < G.
+inline std::size_t piece_start(std::size_t n, int g, int devices) {
+  return static_cast<std::size_t>((static_cast<unsigned __int128>(n) * static_cast<unsigned>(g)) / static_cast<unsigned>(devices));
+}
+
+/// An array of n elements of T cut into pieces over the first `devices` GPUs, with what each GPU needs
+/// to scan its piece as part of the whole. Makes peer access possible between every two of them.
+template <class T, class Op>
+class MultiGpuScan {
+  static constexpr int kReduceThreads = 256;
+  static constexpr int kReduceItems = sizeof(T) == 4 ? 16 : 8;
+  static constexpr std::size_t kReduceTile = static_cast<std::size_t>(kReduceThreads) * kReduceItems;
+  static constexpr std::size_t kMaxReduceBlocks = 1024;
+  static constexpr unsigned kCarryThreads = 256;
+
+ public:
+  MultiGpuScan(std::size_t n, int devices, Way way, bool in_place) : n_(n), devices_(devices), way_(way) {
+    if (devices < 1 || devices > device_count()) {
+      throw Error("a scan across " + std::to_string(devices) + " GPUs: this machine has " +
+                  std::to_string(device_count()));
+    }
+    for (int g = 0; g < devices; ++g) {
+      DeviceScope on(g);
+      for (int h = 0; h < devices; ++h) {
+        if (h != g && can_access_peer(g, h)) enable_peer_access(h);  // (copy_peer goes direct then)
+      }
+      const std::size_t m = piece_size(g);
+      parts_.push_back(std::make_unique<Part>(m, devices, in_place));
+    }
+  }
+
+  int devices() const { return devices_; }
+  std::size_t piece_size(int g) const { return piece_start(n_, g + 1, devices_) - piece_start(n_, g, devices_); }
+  /// Bytes of GPU memory the largest piece needs (input, output, 11.8's workspace).
+  static std::size_t bytes_per_device(std::size_t n, int devices, bool in_place) {
+    const std::size_t m = (n + static_cast<std::size_t>(devices) - 1) / static_cast<std::size_t>(devices);
+    return (in_place ? 1 : 2) * m * sizeof(T) + s11_8::PersistentScan<T, Op>::workspace_bytes(m);
+  }
+
+  /// Copies the host array's pieces to their GPUs; poisons the outputs (not in place).
+  void upload(const T* host) {
+    for (int g = 0; g < devices_; ++g) {
+      DeviceScope on(g);
+      Part& p = *parts_[g];
+      if (p.m > 0) p.in.upload(host + piece_start(n_, g, devices_));  // (DeviceBuffer copies all of it)
+      if (p.out.size() > 0) p.out.poison();
+    }
+  }
+  /// Copies every GPU's scanned piece into the host array.
+  void download(T* host) const {
+    for (int g = 0; g < devices_; ++g) {
+      DeviceScope on(g);
+      const Part& p = *parts_[g];
+      if (p.m > 0) p.output_buffer().download(host + piece_start(n_, g, devices_));
+    }
+  }
+
+  /// One scan of the whole array. Queued on every GPU without blocking the host; GPU 0's stream ends
+  /// after every GPU's work (so a timer on GPU 0 times all of it).
+  void operator()(Op op, ScanKind kind) {
+    const bool exclusive = kind == ScanKind::exclusive;
+    for (int g = 1; g < devices_; ++g) wait_for_device(g, 0);  // everyone starts after GPU 0's "now"
+    for (int g = 0; g < devices_; ++g) {  // 1. each GPU's piece total in totals[g][g]
+      DeviceScope on(g);
+      Part& p = *parts_[g];
+      T* own_total = p.totals.data() + g;
+      if (way_ == Way::carry) {
+        if (exclusive && p.m > 0) copy_peer(p.last_input.data(), g, p.in.data() + p.m - 1, g, 1);
+        if (p.m > 0) p.scan(p.in.data(), p.out_data(), p.m, op, kind);
+        launch(piece_total_kernel<T, Op>, {"piece_total_kernel", 1, 1}, p.out_data(), p.last_input.data(), p.m, op,
+               exclusive, own_total);
+      } else {
+        reduce(p, op, own_total);
+      }
+    }
+    std::vector<T*> totals;
+    for (const auto& p : parts_) totals.push_back(p->totals.data());
+    exchange_totals(totals);  // 2. every GPU has every total
+    for (int g = 0; g < devices_; ++g) {  // 3. each piece gets the totals before it
+      DeviceScope on(g);
+      Part& p = *parts_[g];
+      if (p.m == 0) continue;
+      if (way_ == Way::carry) {
+        if (g == 0) continue;  // (piece 0's carry is the identity)
+        const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(ceil_div(p.m, kCarryThreads), 132 * 16));
+        launch(add_carry_kernel<T, Op>, {"add_carry_kernel", blocks, kCarryThreads}, p.out_data(), p.m,
+               static_cast<const T*>(p.totals.data()), g, op);
+      } else {
+        if (g > 0) {  // (piece 0 starts from the identity: 11.8's scan as it is)
+          launch(carry_kernel<T, Op>, {"carry_kernel", 1, 1}, static_cast<const T*>(p.totals.data()), g, op,
+                 p.carry.data());
+        }
+        p.scan.set_carry_in(g == 0 ? nullptr : p.carry.data());
+        p.scan(p.in.data(), p.out_data(), p.m, op, kind);
+      }
+    }
+    for (int g = 1; g < devices_; ++g) wait_for_device(0, g);
+  }
+
+ private:
+  struct Part {
+    Part(std::size_t m_, int devices, bool in_place)
+        : m(m_), in(m_), out(in_place ? 0 : m_), totals(static_cast<std::size_t>(devices)), last_input(1), carry(1),
+          partials(std::min(kMaxReduceBlocks, std::max<std::size_t>(ceil_div(m_, kReduceTile), 1))), scan(m_) {}
+    T* out_data() { return out.size() > 0 ? out.data() : in.data(); }
+    const DeviceBuffer<T>& output_buffer() const { return out.size() > 0 ? out : in; }
+
+    std::size_t m;              // elements of this piece
+    DeviceBuffer<T> in, out;    // the piece (out empty: scanned in place)
+    DeviceBuffer<T> totals;     // every piece's total, gathered here
+    DeviceBuffer<T> last_input; // the piece's last element, kept for an exclusive scan's total
+    DeviceBuffer<T> carry;      // reduce-then-scan: the totals before this piece, combined
+    DeviceBuffer<T> partials;   // reduce-then-scan: one total per block of the first pass
+    s11_8::PersistentScan<T, Op> scan;
+  };
+
+  // The piece's total in two launches: blocks over runs of tiles, then one block over their totals.
+  void reduce(Part& p, Op op, T* total) {
+    const std::size_t tiles = ceil_div(p.m, kReduceTile);
+    const std::size_t blocks = std::min(kMaxReduceBlocks, std::max<std::size_t>(tiles, 1));
+    const std::size_t tiles_per_block = std::max<std::size_t>(ceil_div(tiles, blocks), 1);
+    const std::size_t used = std::max<std::size_t>(ceil_div(tiles, tiles_per_block), 1);
+    launch(reduce_kernel<kReduceThreads, kReduceItems, T, Op>,
+           {"reduce_kernel", static_cast<unsigned>(used), kReduceThreads}, static_cast<const T*>(p.in.data()), p.m, op,
+           tiles_per_block, p.partials.data());
+    launch(reduce_kernel<kReduceThreads, kReduceItems, T, Op>, {"reduce_kernel", 1, kReduceThreads},
+           static_cast<const T*>(p.partials.data()), used, op, ceil_div(used, kReduceTile), total);
+  }
+
+  std::size_t n_;
+  int devices_;
+  Way way_;
+  std::vector<std::unique_ptr<Part>> parts_;
+};
+
+}  // namespace scanlab::s11_10

@@ -1,0 +1,66 @@
+// Section 11.10 grading tests: the scan across devices, both ways (carry; reduce, then scan with a
+// carry in), on fresh seeded inputs, with poisoned outputs, checked against the CPU reference. On 3
+// devices: every type, operator, inclusive and exclusive, in place, at the edge sizes (n = 0, 1, n
+// smaller than the devices, pieces of unequal size), with the race check on the cpu backend. On 1, 2
+// and 4 devices: every operator and kind at sizes around the devices' count and 11.8's tiles. The cpu
+// backend models exactly that many devices; a GPU machine uses as many GPUs as it has, at most that
+// many (a machine without a GPU shows these tests as skipped).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "multi_gpu_algorithms.hpp"
+#include "scanlab/testing.hpp"
+
+namespace {
+
+using namespace scanlab;
+
+const AlgorithmTable& table() { return grading::linked_table<s11_10::linked_tables>(); }
+// Each way on a fixed number of devices (algorithms.hpp): carry_on_3 and reduce_then_scan_on_3 first.
+const AlgorithmTable& test_table() {
+  return grading::kept_table<SCANLAB_LINKED_ENTRY(s11_10::test_algorithms)>();
+}
+bool on_gpu() { return table().backend == Backend::cuda; }
+
+// Every type, operator and kind on 3 devices: pieces of unequal size wherever 3 does not divide n,
+// and empty pieces for n = 0, 1, 2. Up to 9001 elements on the emulator (several of 11.8's tiles per
+// piece, every shape of its scan), 2^22 + 5 on a GPU.
+const bool registered = grading::register_grading_tests(
+    AlgorithmTable{test_table().backend, test_table().algorithms.first(2), test_table().device},
+    SCANLAB_GRADING_OPTIONS(on_gpu() ? (1u << 22) + 5 : 9001));
+
+// 1, 2 and 4 devices, each way, every operator and kind (int32 and float64: both widths of 11.8's
+// tile statuses), at sizes around the device count and around 11.8's tiles on the emulator.
+TEST(Section11_10, EveryDeviceCount) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(test_table());
+  for (const char* way : {"carry", "reduce_then_scan"}) {
+    for (const int devices : {1, 2, 4}) {
+      const std::string name = std::string(way) + "_on_" + std::to_string(devices);
+      const Algorithm algorithm = grading::algorithm_named(test_table(), name);
+      const std::vector<std::size_t> sizes = {0, 1, 3, 4, 5, 7, 1023, 4099, 8195};
+      for (const DType type : {DType::int32, DType::float64}) {
+        for (const OpKind op : kAllOps) {
+          for (const ScanKind kind : kAllKinds) {
+            EXPECT_EQ(grading::check_sizes(algorithm, type, op, kind, sizes, kind == ScanKind::exclusive), "")
+                << name << " " << scanlab::name(type) << " " << scanlab::name(op) << " " << scanlab::name(kind)
+                << "; see " << SCANLAB_SOURCE_HINT;
+          }
+        }
+      }
+    }
+  }
+}
+
+// The section's own algorithms, on every device there is (the cpu backend: SCANLAB_EMU_DEVICES,
+// default 1), as the program runs them.
+TEST(Section11_10, OnEveryDeviceThereIs) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(table());
+  for (const Algorithm& algorithm : table().algorithms) {
+    EXPECT_EQ(grading::check_sizes(algorithm, DType::int64, OpKind::add, ScanKind::inclusive, {1, 1000, 100003}), "")
+        << algorithm.name << "; see " << SCANLAB_SOURCE_HINT;
+  }
+}
+
+}  // namespace
