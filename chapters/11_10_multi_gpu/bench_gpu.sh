@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Section 11.10 on a host with several GPUs, in one go, from the repository root: build only what it
+# needs (sm_90a), run the section's cuda tests, time both ways on every GPU against one GPU's 11.8
+# persistent scan (int32, inclusive add, n = 2^24 .. 2^30, median of 20 after one warm-up, L2 not
+# emptied), and run compute-sanitizer's memcheck on a small scan across the GPUs.
+#
+#   OUT=/some/folder bash chapters/11_10_multi_gpu/bench_gpu.sh
+#   STEPS="bench" OUT=... bash ...      (steps: tests bench sanitize; the build always runs)
+#
+# The programs write the section programs' CSV (docs/measurements/measurements.py reads it).
+set -u -o pipefail
+export PATH="$PATH:/usr/local/cuda/bin"
+export NCCL_NVLS_ENABLE=0  # never NVLink multicast on these shared hosts (nothing here uses NCCL yet)
+OUT=${OUT:-$PWD/gpu-out}
+BUILD=${BUILD:-build/gpu}
+STEPS=${STEPS-tests bench sanitize}
+LOG2=${LOG2:-24 25 26 27 28 29 30}
+mkdir -p "$OUT"
+wants() { [[ " $STEPS " == *" $1 "* ]]; }
+status=0
+step() { printf '\n=== %s (%s)\n' "$1" "$(date -u +%H:%M:%S)"; }
+fail() { echo "FAILED: $1"; status=1; }
+source "$(dirname "${BASH_SOURCE[0]}")/../11_8_decoupled_lookback/bench/gpu_build.sh"
+
+step "configure and build (scanlab_11_8, scanlab_11_10, test_11_10_solution_cuda; sm_90a)"
+gpu_build "$BUILD" 90a "${BUILD_TIMEOUT:-420}" "$OUT/build.log" "$(nproc)" scanlab_11_8 scanlab_11_10 \
+  test_11_10_solution_cuda
+nvidia-smi topo -m || true
+
+if wants tests; then
+  step "tests: test_11_10_solution_cuda"
+  timeout 300 "$BUILD/bin/test_11_10_solution_cuda" >"$OUT/tests.log" 2>&1 || fail "tests (see tests.log)"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran" "$OUT/tests.log"
+fi
+
+if wants bench; then
+  step "bench: carry and reduce_then_scan on every GPU, 11.8's persistent scan on one, int32 add"
+  csv="$OUT/multi_gpu.csv"
+  for k in $LOG2; do
+    n=$((1 << k))
+    timeout 120 "$BUILD/bin/scanlab_11_10" --backend cuda --n "$n" --reps 20 --csv "$csv" || fail "11.10 at 2^$k"
+    timeout 120 "$BUILD/bin/scanlab_11_8" --backend cuda --n "$n" --reps 20 --algorithm persistent_pipelined \
+      --csv "$csv" || fail "11.8 at 2^$k"
+  done 2>&1 | grep -E "Passed|FAILED|median|error" | head -60
+fi
+
+if wants sanitize; then
+  step "sanitize: compute-sanitizer memcheck on scanlab_11_10, int32 and double, n = 100001"
+  for t in int32 double; do
+    timeout 120 compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/bin/scanlab_11_10" --backend cuda \
+      --n 100001 --type "$t" --exclusive --reps 0 >>"$OUT/sanitize.log" 2>&1 || fail "memcheck $t"
+  done
+  tail -5 "$OUT/sanitize.log"
+fi
+exit $status
