@@ -111,12 +111,18 @@ inline void enable_peer_access(int peer) {
   const std::string call = "cudaDeviceEnablePeerAccess(" + std::to_string(peer) + ") on device " +
                            std::to_string(current_device());
 #if defined(SCANLAB_BACKEND_CUDA)
+  // Asked once per pair and process: CUDA answers a second time with an error (which
+  // compute-sanitizer reports), and has no call that says whether it is enabled.
+  static bool enabled[64][64] = {};
+  const int device = current_device();
+  if (device < 64 && peer >= 0 && peer < 64 && enabled[device][peer]) return;
   const cudaError_t status = cudaDeviceEnablePeerAccess(peer, 0);
   if (status == cudaErrorPeerAccessAlreadyEnabled) {
     cudaGetLastError();  // (sticky until read)
-    return;
+  } else if (status != cudaSuccess) {
+    throw Error(call + ": " + cudaGetErrorString(status));
   }
-  if (status != cudaSuccess) throw Error(call + ": " + cudaGetErrorString(status));
+  if (device < 64 && peer >= 0 && peer < 64) enabled[device][peer] = true;
 #else
   const emu::DeviceStatus status = emu::enable_peer_access(peer);
   if (status != emu::DeviceStatus::peer_access_already_enabled) detail::check_device_status(status, call);
