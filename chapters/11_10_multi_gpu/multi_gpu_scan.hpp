@@ -49,13 +49,12 @@ class MultiGpuScan {
       throw Error("a scan across " + std::to_string(devices) + " GPUs: this machine has " +
                   std::to_string(device_count()));
     }
-    for (int g = 0; g < devices; ++g) {
-      DeviceScope on(g);
-      for (int h = 0; h < devices; ++h) {
-        if (h != g && can_access_peer(g, h)) enable_peer_access(h);  // (copy_peer goes direct then)
+    for (int device = 0; device < devices_; ++device) {
+      DeviceScope on(device);
+      for (int peer = 0; peer < devices_; ++peer) {  // (copy_peer then goes GPU to GPU)
+        if (peer != device && can_access_peer(device, peer)) enable_peer_access(peer);
       }
-      const std::size_t m = piece_size(g);
-      parts_.push_back(std::make_unique<Part>(m, devices, in_place));
+      parts_.push_back(std::make_unique<Part>(piece_size(device), devices_, in_place));
     }
   }
 

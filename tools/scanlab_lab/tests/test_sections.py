@@ -23,9 +23,9 @@ class Sections(unittest.TestCase):
 
     def test_unknown_is_a_usage_error(self):
         with self.assertRaises(LabError) as e:
-            sections.resolve(self.all, ["11.10"])
+            sections.resolve(self.all, ["11.11"])
         self.assertEqual(e.exception.status, 2)
-        self.assertIn("unknown section '11.10': the sections are 11.1 11.2", str(e.exception))
+        self.assertIn("unknown section '11.11': the sections are 11.1 11.2", str(e.exception))
 
     def test_comments_and_bad_lines(self):
         with tempfile.TemporaryDirectory() as root:

@@ -49,7 +49,7 @@ const char* schedule_name(Schedule schedule);
 /// Process-wide settings of the emulator. Defaults come from the environment, read once, the first
 /// time settings() is called (at the latest by the first launch): SCANLAB_EMU_BLOCK_ORDER,
 /// SCANLAB_EMU_THREAD_ORDER, SCANLAB_EMU_SEED, SCANLAB_EMU_WORKERS, SCANLAB_EMU_RESIDENT_BLOCKS,
-/// SCANLAB_EMU_BLOCK_SCHEDULE, SCANLAB_EMU_STACK_KB, SCANLAB_EMU_WATCHDOG_S; an invalid value is ignored with a warning. Programs and tests may change
+/// SCANLAB_EMU_BLOCK_SCHEDULE, SCANLAB_EMU_STACK_KB, SCANLAB_EMU_WATCHDOG_S, SCANLAB_EMU_DEVICES; an invalid value is ignored with a warning. Programs and tests may change
 /// them between launches.
 struct Settings {
   Order block_order = Order::forward;
