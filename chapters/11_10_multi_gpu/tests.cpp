@@ -25,11 +25,11 @@ const AlgorithmTable& test_table() {
 bool on_gpu() { return table().backend == Backend::cuda; }
 
 // Every type, operator and kind on 3 devices: pieces of unequal size wherever 3 does not divide n,
-// and empty pieces for n = 0, 1, 2. Up to 9001 elements on the emulator (several of 11.8's tiles per
-// piece, every shape of its scan), 2^22 + 5 on a GPU.
+// and empty pieces for n = 0, 1, 2. Up to 3001 elements on the emulator (pieces of up to 1001: 11.8's
+// one-tile and small shapes; EveryDeviceCount below reaches its large shape), 2^22 + 5 on a GPU.
 const bool registered = grading::register_grading_tests(
     AlgorithmTable{test_table().backend, test_table().algorithms.first(2), test_table().device},
-    SCANLAB_GRADING_OPTIONS(on_gpu() ? (1u << 22) + 5 : 9001));
+    SCANLAB_GRADING_OPTIONS(on_gpu() ? (1u << 22) + 5 : 3001));
 
 // 1, 2 and 4 devices, each way, every operator and kind (int32 and float64: both widths of 11.8's
 // tile statuses), at sizes around the device count and around 11.8's tiles on the emulator.
