@@ -605,6 +605,9 @@ SECTION_FIGURES = {
                                            "CUB and Thrust",
                                            ("decoupled_lookback", "cub_inclusive_sum", "thrust_inclusive_scan",
                                             "memcpy")),
+    "multi_gpu_bandwidth": Figure("h200x2_multi_gpu_2026-11-27.csv", "int32", "Scan across 2 GPUs (11.10) against "
+                                  "one GPU's persistent scan (11.8)",
+                                  ("carry", "reduce_then_scan", "persistent_pipelined"), over="persistent_pipelined"),
 }
 # Section 11.9 against CUB (bandwidth_applications): the run, and the applications of each panel with
 # their CUB counterpart first. Their GB/s counts the bytes each job must move (compaction: n read and
@@ -634,7 +637,8 @@ LABEL_OF = {
     "compact_single_pass": "compaction, one launch (11.9)", "compact": "compaction, three steps (11.9)",
     "partition_persistent": "partition, persistent on 11.8's ring (11.9)",
     "partition_single_pass": "partition, one launch (11.9)", "partition": "partition, three steps (11.9)",
-    "segmented_scan": "segmented scan, one launch (11.9)", "cub_select_if": "CUB DeviceSelect::If",
+    "segmented_scan": "segmented scan, one launch (11.9)", "carry": "carry, 2 GPUs (11.10)",
+    "reduce_then_scan": "reduce, then scan, 2 GPUs (11.10)", "cub_select_if": "CUB DeviceSelect::If",
     "cub_partition_if": "CUB DevicePartition::If", "cub_inclusive_sum_by_key": "CUB InclusiveSumByKey",
 }
 LEGEND_SIZE = 10  # points: at least 10 px on a page that shows the figure at about 850 px
