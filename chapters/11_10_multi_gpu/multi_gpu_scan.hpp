@@ -111,6 +111,7 @@ class MultiGpuScan {
       if (p.m == 0) continue;
       if (way_ == Way::carry) {
         if (g == 0) continue;  // (piece 0's carry is the identity)
+        // A grid-stride loop: enough blocks to fill an H100 or H200 (132 SMs x 16 blocks of 256 threads).
         const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(ceil_div(p.m, kCarryThreads), 132 * 16));
         launch(add_carry_kernel<T, Op>, {"add_carry_kernel", blocks, kCarryThreads}, p.out_data(), p.m,
                static_cast<const T*>(p.totals.data()), g, op);
