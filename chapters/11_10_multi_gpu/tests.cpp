@@ -1,10 +1,10 @@
 // Section 11.10 grading tests: the scan across devices, both ways (carry; reduce, then scan with a
-// carry in), on fresh seeded inputs, with poisoned outputs, checked against the CPU reference. On 3
-// devices: every type, operator, inclusive and exclusive, in place, at the edge sizes (n = 0, 1, n
-// smaller than the devices, pieces of unequal size), with the race check on the cpu backend. On 1, 2
-// and 4 devices: every operator and kind at sizes around the devices' count and 11.8's tiles. The cpu
-// backend models exactly that many devices; a GPU machine uses as many GPUs as it has, at most that
-// many (a machine without a GPU shows these tests as skipped).
+// carry in), on fresh seeded inputs, with poisoned outputs, checked against the CPU reference. The
+// carry way on 3 devices: every type, operator, inclusive and exclusive, in place, at the edge sizes
+// (n = 0, 1, n smaller than the devices, pieces of unequal size), with the race check on the cpu
+// backend. Each way on 1 to 4 devices: every operator and kind at sizes around the devices' count and
+// 11.8's tiles. The cpu backend models exactly that many devices; a GPU machine uses as many GPUs as
+// it has, at most that many (a machine without a GPU shows these tests as skipped).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -24,19 +24,21 @@ const AlgorithmTable& test_table() {
 }
 bool on_gpu() { return table().backend == Backend::cuda; }
 
-// Every type, operator and kind on 3 devices: pieces of unequal size wherever 3 does not divide n,
-// and empty pieces for n = 0, 1, 2. Up to 3001 elements on the emulator (pieces of up to 1001: 11.8's
-// one-tile and small shapes; EveryDeviceCount below reaches its large shape), 2^22 + 5 on a GPU.
-const bool registered = grading::register_grading_tests(
-    AlgorithmTable{test_table().backend, test_table().algorithms.first(2), test_table().device},
-    SCANLAB_GRADING_OPTIONS(on_gpu() ? (1u << 22) + 5 : 3001));
+// Every type, operator and kind of the carry way on 3 devices (what the exercise writes, carry_before
+// and the exchange, serves both ways): pieces of unequal size wherever 3 does not divide n, and empty
+// pieces for n = 0, 1, 2. Up to 3001 elements on the emulator (pieces of up to 1001: 11.8's one-tile
+// and small shapes; EveryDeviceCount below reaches its large shape), 2^22 + 5 on a GPU.
+const bool registered = grading::register_grading_tests(grading::first_algorithm_only(test_table()),
+                                                        SCANLAB_GRADING_OPTIONS(on_gpu() ? (1u << 22) + 5 : 3001));
 
-// 1, 2 and 4 devices, each way, every operator and kind (int32 and float64: both widths of 11.8's
-// tile statuses), at sizes around the device count and around 11.8's tiles on the emulator.
+// Each way on 1 to 4 devices (the carry way's 3 above), every operator and kind (int32 and float64:
+// both widths of 11.8's tile statuses, with and without a carry in), at sizes around the device
+// count and around 11.8's tiles on the emulator.
 TEST(Section11_10, EveryDeviceCount) {
   SCANLAB_SKIP_IF_UNAVAILABLE(test_table());
   for (const char* way : {"carry", "reduce_then_scan"}) {
-    for (const int devices : {1, 2, 4}) {
+    for (const int devices : {1, 2, 3, 4}) {
+      if (devices == 3 && std::string(way) == "carry") continue;  // (graded above)
       const std::string name = std::string(way) + "_on_" + std::to_string(devices);
       const Algorithm algorithm = grading::algorithm_named(test_table(), name);
       const std::vector<std::size_t> sizes = {0, 1, 3, 4, 5, 7, 1023, 4099, 8195};
