@@ -248,11 +248,13 @@ endfunction()
 # test ("<ID>.mutant.<name>", label "mutant") passes only if the grading tests FAIL on it, cleanly and,
 # if the patch has an `EXPECT: <regex>` line, with a message matching the regex (expect_caught.cmake).
 # chapters/<DIR>/valid/<name>.patch is a correct kernel written unusually (a signed loop counter, an
-# extra barrier, ...). Its test ("<ID>.valid.<name>", label "valid") passes only if the grading tests
-# all PASS on it. Together they prove the grader both ways.
+# extra barrier, ...). Its test ("<ID>.valid.<name>", label "valid") passes only if it earns full
+# points: the grading tests all PASS on it, or the only ones that fail are feedback under grading.toml's
+# rubric (expect_full_points.cmake). Together they prove the grader both ways.
 #
 # A patch is a unified diff against solutions/<DIR>/ (file names a/<file>, b/<file>), after a preamble:
-# one line that says what the variant does, then for a mutant optionally one `EXPECT: <regex>` line.
+# one line that says what the variant does, then for a mutant optionally one `EXPECT: <regex>` line
+# and a `PROPERTY: <name>` line (the property of grading.toml's rubric it must fail).
 # To make one: copy the solution file somewhere, edit it, and run (from the repository root)
 #   diff -u --label a/<file> --label b/<file> solutions/<DIR>/<file> <edited copy> >> chapters/<DIR>/mutants/<name>.patch
 # after writing the preamble into that .patch (a new patch needs no other change: the folders are
@@ -375,10 +377,14 @@ function(scanlab_add_variants id dir make_test)
         add_test(NAME "${id}.mutant.${name}"
                  COMMAND "${CMAKE_COMMAND}" "-DTEST_EXE=$<TARGET_FILE:${test_exe}>" "-DMUTANT=${id}/${name}"
                          "-DTIMEOUT=${SCANLAB_MUTANT_TIMEOUT}" "-DPATCH=${patch}" ${SCANLAB_EMULATOR_ARG}
-                         "-DWATCHDOG=${SCANLAB_MUTANT_WATCHDOG_S}"
+                         "-DWATCHDOG=${SCANLAB_MUTANT_WATCHDOG_S}" "-DROOT=${PROJECT_SOURCE_DIR}"
+                         "-DPYTHON=${SCANLAB_KERNEL_PYTHON3}"
                          -P "${SCANLAB_CMAKE_DIR}/expect_caught.cmake")
       else()
-        add_test(NAME "${id}.valid.${name}" COMMAND ${test_exe} --gtest_brief=1)
+        add_test(NAME "${id}.valid.${name}"
+                 COMMAND "${CMAKE_COMMAND}" "-DTEST_EXE=$<TARGET_FILE:${test_exe}>" "-DVARIANT=${id}/${name}"
+                         "-DTIMEOUT=${SCANLAB_MUTANT_TIMEOUT}" ${SCANLAB_EMULATOR_ARG} "-DROOT=${PROJECT_SOURCE_DIR}"
+                         "-DPYTHON=${SCANLAB_KERNEL_PYTHON3}" -P "${SCANLAB_CMAKE_DIR}/expect_full_points.cmake")
       endif()
       set_tests_properties("${id}.${kind}.${name}" PROPERTIES
         LABELS "${kind};${id};cpu" TIMEOUT ${SCANLAB_MUTANT_TIMEOUT})

@@ -18,6 +18,11 @@
                                            the sandbox, then --test outside it (grade-class)
     release ROOT --student DIR             write the student release (release.py)
     gradescope ROOT                        grade /autograder/submission (gradescope.py)
+    rubric-check ROOT SECTION FAILED_FILE [PROPERTY... | --feedback-only]
+                                           a mutant's failed tests (one gtest name a line) against
+                                           grading.toml's rubric: exit 0 if they cost points (and
+                                           fail each PROPERTY), else 1 with the reason; with
+                                           --feedback-only (a valid variant): exit 0 if they cost none
 
 Errors are one line each on stderr, "[lab] error: ...", with exit status 2 for bad input."""
 import json
@@ -155,6 +160,28 @@ def main(argv):
     if command == "gradescope":
         from . import gradescope
         return gradescope.main(root, args)
+    if command == "rubric-check":
+        from . import config
+        if len(args) < 2:
+            raise LabError("rubric-check needs SECTION FAILED_FILE [PROPERTY...]", 2)
+        section_id, failed_file, must_fail = args[0], args[1], args[2:]
+        with open(failed_file, encoding="utf-8") as f:
+            failed = [line.strip() for line in f if line.strip()]
+        rules = config.load(root, [s.id for s in sections.load(root)])
+        if must_fail == ["--feedback-only"]:  # a valid variant: full points, its failures all feedback
+            lost, feedback = config.failed_properties(rules.rule(section_id), failed)
+            if lost or not rules.rule(section_id).properties:
+                print(f"it fails {', '.join(lost) or 'tests that count'} ({', '.join(failed)})")
+                return 1
+            print(", ".join(feedback))
+            return 0
+        why = config.check_mutant(rules, section_id, failed, must_fail)
+        if why:
+            print(why)
+            return 1
+        rule = rules.rule(section_id)
+        print(", ".join(config.failed_properties(rule, failed)[0]) if rule.properties else "points lost")
+        return 0
     raise LabError(f"unknown command '{command}'", 2)
 
 

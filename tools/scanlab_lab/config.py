@@ -158,6 +158,43 @@ def properties_from(table, where) -> Tuple[Property, ...]:
     return tuple(out)
 
 
+def failed_properties(rule: Rule, failed_tests) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
+    """(the properties of the rubric that these failed tests fail, the failed tests that no property
+    decides: feedback). Tests named after "<section>.exercise.<backend>." (gtest's own names)."""
+    counted = [t for t in failed_tests if rule.counts(t)]
+    failed = tuple(p.name for p in rule.properties if any(p.decides(t) for t in counted))
+    feedback = tuple(t for t in counted if not any(p.decides(t) for p in rule.properties))
+    return failed, feedback
+
+
+def check_mutant(rules: Rules, section_id, failed_tests, must_fail=()) -> str:
+    """Why a mutant whose tests `failed_tests` failed would still earn full points under the rubric
+    (or would not fail the properties its patch names in `must_fail`); "" when it loses points as it
+    should. A section without a rubric loses points for any counted failure."""
+    rule = rules.rule(section_id)
+    if not rule.properties:
+        unknown = must_fail
+        if unknown:
+            return f"its PROPERTY line names {', '.join(unknown)}, but section {section_id} has no rubric in {FILE}"
+        if not any(rule.counts(t) for t in failed_tests):
+            return f"every test it fails is left out by {FILE}: it would earn full points"
+        return ""
+    names = {p.name for p in rule.properties}
+    unknown = [m for m in must_fail if m not in names]
+    if unknown:
+        return (f"its PROPERTY line names '{unknown[0]}', which is not a property of section {section_id} "
+                f"(they are {', '.join(sorted(names))})")
+    failed, feedback = failed_properties(rule, failed_tests)
+    if not failed:
+        return (f"it fails only tests that earn no points ({', '.join(feedback) or 'none counted'}): "
+                f"under {FILE}'s rubric for {section_id} it would earn full points")
+    missed = [m for m in must_fail if m not in failed]
+    if missed:
+        return (f"it should fail the property '{missed[0]}' (its PROPERTY line) but fails "
+                f"{', '.join(failed)}")
+    return ""
+
+
 # ---- the subset reader (Python < 3.11) --------------------------------------------------------------
 _STRING = r'"(?:[^"\\]|\\.)*"'
 _KEY = re.compile(r'^([A-Za-z0-9_-]+)\s*=\s*(.*)$')
