@@ -68,6 +68,7 @@ TEST(Section11_2, TraceOfBookExerciseArray) {
   std::size_t frames = 0;  // XY after each barrier (and at the block's end)
   for (const TraceFrame& frame : result.launches[0].trace) frames += frame.name == "XY" && frame.block == 0;
   const std::vector<std::vector<std::string>> states = grading::traced_steps(result.launches[0], "XY");
+  if (states.empty()) GTEST_FAIL() << grading::no_trace_message("XY");
   const auto as_strings = [](std::vector<int> v) {
     std::vector<std::string> s;
     for (int e : v) s.push_back(std::to_string(e));

@@ -96,7 +96,9 @@ TEST(Section11_4, TracesTheChaptersExercise) {
       if (!cpu) continue;
       ASSERT_EQ(result.launches.size(), 1u);
       EXPECT_EQ(result.launches[0].block_threads, 4u);
-      EXPECT_EQ(grading::traced_steps(result.launches[0], "XY"), steps) << name << " " << scanlab::name(kind)
+      const auto traced = grading::traced_steps(result.launches[0], "XY");
+      if (traced.empty()) GTEST_FAIL() << name << ": " << grading::no_trace_message("XY");
+      EXPECT_EQ(traced, steps) << name << " " << scanlab::name(kind)
                                << ": XY after each barrier (load, 3 reduction levels, 2 reverse levels)";
     }
   }

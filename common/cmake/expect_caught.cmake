@@ -18,7 +18,8 @@
 # The points: with ROOT (the repository) and PYTHON given, the failed tests must cost the mutant points
 # under grading.toml (a section's rubric: at least one property failed, not only feedback tests such
 # as operator counts and traces), and a `PROPERTY: <name>[, <name>...]` line names the properties of
-# the rubric it must fail (`python3 -m scanlab_lab rubric-check`).
+# the rubric it must fail (`python3 -m scanlab_lab rubric-check`); ALL_PROPERTIES=ON (an untouched stub):
+# every one.
 if(NOT DEFINED TIMEOUT)
   set(TIMEOUT 600)
 endif()
@@ -32,6 +33,9 @@ string(REGEX MATCHALL "\\[  FAILED  \\] [^\n]*" failed "${out}")
 list(LENGTH failed failed_count)
 set(expect "")
 set(must_fail "")
+if(ALL_PROPERTIES)
+  set(must_fail "--all")  # a stub: every property of the rubric fails (0 points)
+endif()
 set(lost "")
 if(DEFINED PATCH)
   # The preamble: the lines before the diff's first "--- " line.

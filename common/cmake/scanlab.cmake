@@ -390,6 +390,35 @@ function(scanlab_add_variants id dir make_test)
         LABELS "${kind};${id};cpu" TIMEOUT ${SCANLAB_MUTANT_TIMEOUT})
     endforeach()
   endforeach()
+  # The open level (chapters/<dir>/open_level.txt, tools/scanlab_lab/levels.py): its stubs, made from
+  # the solution, must build (warnings as the exercises') and score 0: every property of the rubric
+  # fails ("<ID>.open.stub", label "open").
+  set(spec "${PROJECT_SOURCE_DIR}/chapters/${dir}/open_level.txt")
+  if(EXISTS "${spec}")
+    set(out "${CMAKE_CURRENT_BINARY_DIR}/kernels/open_stub")
+    set(sources "")
+    foreach(file IN LISTS V_FILES)
+      list(APPEND sources "${PROJECT_SOURCE_DIR}/solutions/${dir}/${file}")
+    endforeach()
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${spec}" ${sources}
+                 "${PROJECT_SOURCE_DIR}/tools/scanlab_lab/levels.py")
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${PROJECT_SOURCE_DIR}/tools"
+                            "${SCANLAB_KERNEL_PYTHON3}" -m scanlab_lab open-level "${PROJECT_SOURCE_DIR}" ${dir}
+                            "${out}" ${V_FILES}
+                    RESULT_VARIABLE rc ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0)
+      message(SEND_ERROR "the open level of ${id} cannot be made: ${err}")
+    endif()
+    set(test_exe test_${us}_open_stub)
+    cmake_language(CALL ${make_test} ${test_exe} "${out}" "the TODO(student) blocks of the open level" ${V_EXTRA})
+    add_test(NAME "${id}.open.stub"
+             COMMAND "${CMAKE_COMMAND}" "-DTEST_EXE=$<TARGET_FILE:${test_exe}>" "-DMUTANT=${id}/open_stub"
+                     "-DTIMEOUT=${SCANLAB_MUTANT_TIMEOUT}" ${SCANLAB_EMULATOR_ARG}
+                     "-DWATCHDOG=${SCANLAB_MUTANT_WATCHDOG_S}" "-DROOT=${PROJECT_SOURCE_DIR}"
+                     "-DPYTHON=${SCANLAB_KERNEL_PYTHON3}" -DALL_PROPERTIES=ON
+                     -P "${SCANLAB_CMAKE_DIR}/expect_caught.cmake")
+    set_tests_properties("${id}.open.stub" PROPERTIES LABELS "open;${id};cpu" TIMEOUT ${SCANLAB_MUTANT_TIMEOUT})
+  endif()
 endfunction()
 
 # One bad-input test: run <program> (a target, or the path of a script such as ./lab) with the given

@@ -18,7 +18,8 @@
                                            the sandbox, then --test outside it (grade-class)
     release ROOT --student DIR             write the student release (release.py)
     gradescope ROOT                        grade /autograder/submission (gradescope.py)
-    rubric-check ROOT SECTION FAILED_FILE [PROPERTY... | --feedback-only]
+    open-level ROOT FOLDER OUT FILE...     write a section's kernel files at the open level into OUT
+    rubric-check ROOT SECTION FAILED_FILE [PROPERTY... | --all | --feedback-only]
                                            a mutant's failed tests (one gtest name a line) against
                                            grading.toml's rubric: exit 0 if they cost points (and
                                            fail each PROPERTY), else 1 with the reason; with
@@ -160,6 +161,24 @@ def main(argv):
     if command == "gradescope":
         from . import gradescope
         return gradescope.main(root, args)
+    if command == "open-level":
+        # open-level ROOT FOLDER OUT FILE...: the section's kernel files at the open level in OUT (the
+        # build's open-stub variant): the solution's files, with open_level.txt's bodies emptied.
+        from . import levels
+        folder, out, files = args[0], args[1], args[2:]
+        os.makedirs(out, exist_ok=True)
+        opened = levels.open_files(root, folder)
+        for f in files:
+            text = opened.get(f)
+            if text is None:
+                with open(os.path.join(root, "solutions", folder, f), encoding="utf-8") as s:
+                    text = s.read()
+            path = os.path.join(out, f)
+            old = open(path, encoding="utf-8").read() if os.path.isfile(path) else None
+            if old != text:  # unchanged files keep their dates: no rebuild
+                with open(path, "w", encoding="utf-8") as o:
+                    o.write(text)
+        return 0
     if command == "rubric-check":
         from . import config
         if len(args) < 2:
@@ -168,6 +187,8 @@ def main(argv):
         with open(failed_file, encoding="utf-8") as f:
             failed = [line.strip() for line in f if line.strip()]
         rules = config.load(root, [s.id for s in sections.load(root)])
+        if must_fail == ["--all"]:  # an untouched stub: every property fails
+            must_fail = [p.name for p in rules.rule(section_id).properties]
         if must_fail == ["--feedback-only"]:  # a valid variant: full points, its failures all feedback
             lost, feedback = config.failed_properties(rules.rule(section_id), failed)
             if lost or not rules.rule(section_id).properties:

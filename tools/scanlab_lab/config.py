@@ -8,6 +8,7 @@
     [sections."11.3"]         # one section: any key of [default]
     weight = 5
     exclude = ["Measured.*"]
+    level = "open"            # the student release's exercise: "guided" (default) or "open" (levels.py)
 
     [sections."11.2".properties.exclusive]   # a rubric: the section's points come from properties,
     points = 3                               #   each earned when every test it decides passes
@@ -50,6 +51,7 @@ class Rule(NamedTuple):
     tests: Tuple[str, ...]
     exclude: Tuple[str, ...]
     properties: Tuple[Property, ...] = ()  # a rubric: the points come from these (weight is their sum)
+    level: str = "guided"  # the exercise the student release gives: guided or open (levels.py)
 
     def counts(self, test):
         """Does the test (its name after "<section>.exercise.<backend>.") count?"""
@@ -100,10 +102,13 @@ def rules_from(data, sections_known=None) -> Rules:
 def rule_from(table, base: Rule, where) -> Rule:
     if not isinstance(table, dict):
         raise LabError(f"{FILE}: {where} must be a table", 2)
-    bad = set(table) - {"weight", "tests", "exclude", "properties"}
+    bad = set(table) - {"weight", "tests", "exclude", "properties", "level"}
     if bad:
         raise LabError(f"{FILE}: {where} has an unknown key '{sorted(bad)[0]}' (use weight, tests, exclude, "
-                       "properties)", 2)
+                       "properties, level)", 2)
+    level = table.get("level", base.level)
+    if level not in ("guided", "open"):
+        raise LabError(f"{FILE}: {where} level must be \"guided\" or \"open\", not {level!r}", 2)
     if "properties" in table and where == "[default]":
         raise LabError(f"{FILE}: [default] cannot have properties: a rubric belongs to one section", 2)
     properties = properties_from(table.get("properties", {}), where)
@@ -124,7 +129,7 @@ def rule_from(table, base: Rule, where) -> Rule:
             raise LabError(f"{FILE}: {where} {key} must be a list of strings (test name patterns)", 2)
         lists[key] = tuple(v)
     weight = int(weight) if float(weight).is_integer() else float(weight)
-    return Rule(weight, lists["tests"], lists["exclude"], properties)
+    return Rule(weight, lists["tests"], lists["exclude"], properties, level)
 
 
 def properties_from(table, where) -> Tuple[Property, ...]:

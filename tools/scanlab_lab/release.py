@@ -1,4 +1,5 @@
-"""./lab release --student DIR: the student release, a copy of the lab without the answers.
+"""./lab release --student DIR [--level open|guided]: the student release, a copy of the lab without
+the answers, each section's exercise at its level (levels.py; --level, else grading.toml's `level`).
 
 Left out: solutions/, every section's mutants/ and valid/ (wrong and unusual copies of the solutions),
 .ci/ (the full lab's CI, which runs them), tools/scanlab_lab/tests/ (fixtures made from solutions) and
@@ -19,7 +20,7 @@ import sys
 import tempfile
 from typing import List
 
-from . import LabError, config, exercises, sections
+from . import LabError, config, exercises, levels, sections
 
 LEFT_OUT = [r"^solutions/", r"^chapters/[^/]+/(mutants|valid)/", r"^\.ci/", r"^build/", r"(^|/)\.git$",
             r"^tools/scanlab_lab/tests/",  # the lab's own tests: their fixtures hold kernels made from solutions
@@ -27,20 +28,43 @@ LEFT_OUT = [r"^solutions/", r"^chapters/[^/]+/(mutants|valid)/", r"^\.ci/", r"^b
 
 
 def arguments(args):
-    dst = None
+    """(DIR, --level or None)."""
+    dst = level = None
     it = iter(args)
     for a in it:
-        if a == "--student":
-            dst = next(it, None)
-            if dst is None:
-                raise LabError("--student needs a folder (see ./lab help)", 2)
-        elif a.startswith("--student="):
-            dst = a.split("=", 1)[1]
+        if a in ("--student", "--level"):
+            v = next(it, None)
+            if v is None:
+                raise LabError(f"{a} needs a value (see ./lab help)", 2)
+            dst, level = (v, level) if a == "--student" else (dst, v)
+        elif a.startswith(("--student=", "--level=")):
+            k, v = a.split("=", 1)
+            dst, level = (v, level) if k == "--student" else (dst, v)
         else:
-            raise LabError(f"unknown argument '{a}' for release: use ./lab release --student DIR", 2)
+            raise LabError(f"unknown argument '{a}' for release: use ./lab release --student DIR [--level open|guided]", 2)
     if not dst:
         raise LabError("release needs --student DIR (the folder to write)", 2)
-    return dst
+    if level is not None and level not in levels.LEVELS:
+        raise LabError(f"--level must be open or guided, not '{level}'", 2)
+    return dst, level
+
+
+def chosen_levels(root, level=None):
+    """{section folder: "open" or "guided"} of the release: --level for every section that has an open
+    level (chapters/<dir>/open_level.txt), else grading.toml's `level` of each section. A section that
+    grading.toml makes open without an open level is an error."""
+    all_sections = sections.load(root)
+    rules = config.load(root, [s.id for s in all_sections])
+    out = {}
+    for s in all_sections:
+        want = level or rules.rule(s.id).level
+        if want == "open" and not levels.has_open_level(root, s.folder):
+            if level is None:
+                raise LabError(f"{config.FILE}: section {s.id} has level = \"open\", but it has no open level "
+                               f"(chapters/{s.folder}/{levels.SPEC})", 2)
+            want = "guided"
+        out[s.folder] = want
+    return out
 
 
 def files_of(root) -> List[str]:
@@ -147,8 +171,10 @@ def workflow(root, all_sections=None, rules=None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(root, dst):
-    """Writes the release into dst (new or empty); returns the files written."""
+def write(root, dst, level=None):
+    """Writes the release into dst (new or empty), each section's exercises at its level
+    (chosen_levels); returns the files written."""
+    chosen = chosen_levels(root, level)
     dst = os.path.abspath(os.path.join(os.environ.get("LAB_CWD", os.getcwd()), dst))  # from the user's folder
     if os.path.exists(dst) and (not os.path.isdir(dst) or os.listdir(dst)):
         raise LabError(f"--student {dst} exists and is not an empty folder: give a new one", 2)
@@ -161,6 +187,9 @@ def write(root, dst):
             os.makedirs(os.path.dirname(os.path.join(dst, f)) or dst, exist_ok=True)
             shutil.copy2(os.path.join(root, f), os.path.join(dst, f))
             written.append(f)
+    for folder, lvl in chosen.items():  # the open level: written over the guided stubs
+        if lvl == "open":
+            levels.write_open(root, folder, os.path.join(dst, "exercises"))
     # The READMEs quote the kernels (docs/make_pages.py's `gen code` parts, copied from solutions/):
     # in the release they quote the stubs, whose TODO blocks say that those lines are the student's.
     with tempfile.TemporaryDirectory() as generated:
@@ -189,8 +218,12 @@ def make_repository(dst) -> bool:
 
 
 def main(root, args) -> int:
-    dst = os.path.abspath(os.path.join(os.environ.get("LAB_CWD", os.getcwd()), arguments(args)))
-    written = write(root, dst)
+    dst, level = arguments(args)
+    dst = os.path.abspath(os.path.join(os.environ.get("LAB_CWD", os.getcwd()), dst))
+    written = write(root, dst, level)
+    opened = [f for f, lvl in chosen_levels(root, level).items() if lvl == "open"]
+    print("[lab] exercises: " + (f"open level for {' '.join(sorted(opened))}, guided for the others" if opened
+                                 else "guided (TODO blocks in given kernels)"))
     repo = make_repository(dst)
     print(f"[lab] student release: {len(written)} files in {dst}"
           + (" (a git repository with one commit: push it and mark it a template for GitHub Classroom)" if repo

@@ -111,6 +111,10 @@ inline const std::vector<std::int32_t> kExerciseExclusive{0, 4, 10, 17, 18, 20, 
 std::vector<std::vector<std::string>> traced_steps(const LaunchStats& launch, std::string_view array,
                                                    std::uint32_t block = 0);
 
+/// What a trace test says of a kernel that traces no shared array named `array` (a kernel of the open
+/// level, written without scanlab::trace_shared).
+std::string no_trace_message(std::string_view array);
+
 /// `table` with its first algorithm only (the one a section grades over every type and operator).
 inline AlgorithmTable first_algorithm_only(const AlgorithmTable& table) {
   return {table.backend, table.algorithms.first(1), table.device};

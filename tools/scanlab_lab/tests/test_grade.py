@@ -102,6 +102,14 @@ class OperandOrder(unittest.TestCase):
                                                     for n in names]), [])
         self.assertEqual(grade.operand_order_notes([("Grading.k.int32_last_inclusive", "failed")]), [])
 
+    def test_only_add_passes(self):
+        names = [f"Grading.kogge_stone.int32_{op}_{kind}" for op in ("add", "max", "min", "last")
+                 for kind in ("inclusive", "exclusive")]
+        notes = grade.operand_order_notes([(n, "passed" if "_add_" in n else "failed") for n in names])
+        self.assertEqual(len(notes), 1)
+        self.assertIn("does the kernel add (a + b, +=) where it should apply the operator", notes[0])
+        self.assertEqual(grade.operand_order_notes([(n, "failed") for n in names]), [])  # nothing passes
+
 
 class Report(unittest.TestCase):
     def test_long_groups_are_counted_not_dropped(self):
