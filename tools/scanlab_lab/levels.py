@@ -81,8 +81,8 @@ def matching(text, i, open_ch, close_ch) -> int:
 
 
 def find_body(text, function) -> Tuple[List[str], int, int, str]:
-    """(the parameter names, the index of the body's '{', the index of its '}', the indentation of the
-    line that names it) of the definition of `function`: the first `function(...)` followed by a body."""
+    """(the parameter names, the index of the body's '{', the index of its '}', the body's indentation)
+    of the definition of `function`: the first `function(...)` followed by a body."""
     for m in re.finditer(r"\b" + re.escape(function) + r"\s*\(", text):
         line_start = text.rfind("\n", 0, m.start()) + 1
         if "//" in text[line_start:m.start()]:  # in a comment
@@ -94,8 +94,10 @@ def find_body(text, function) -> Tuple[List[str], int, int, str]:
         params = split_top(text[m.end():close])
         names = [re.findall(r"[A-Za-z_]\w*", p.split("=")[0])[-1] for p in params if p.strip() and p.strip() != "void"]
         brace = close + 1 + after.end() - 1
-        indent = re.match(r"[ \t]*", text[line_start:]).group(0)
-        return names, brace, matching(text, brace, "{", "}"), indent
+        end = matching(text, brace, "{", "}")
+        # The body's indentation: that of the line with the closing brace (a signature may wrap).
+        indent = re.match(r"[ \t]*", text[text.rfind("\n", 0, end) + 1:]).group(0)
+        return names, brace, end, indent
     raise ValueError(f"no definition of {function}()")
 
 
