@@ -8,8 +8,8 @@ tracks (the working tree's version), or, without git, the files under the lab bu
 solutions/, the lab's CMake builds the exercises alone, the docs from the stubs
 (SCANLAB_DOCS_SOLUTIONS=OFF), and grades every section (section 11.3's tests that measure other
 sections' solution kernels are left out there; sections 11.6 and 11.7 use the student's own 11.2
-warp scan). Added: .github/workflows/classroom.yml (GitHub Classroom: one graded step per section,
-its points from grading.toml). DIR becomes a git repository with one commit when git is here (a
+warp scan). Added: .github/workflows/classroom.yml (GitHub Classroom: per section its grading, then
+one graded step per property of its rubric in grading.toml, or one for the section without a rubric). DIR becomes a git repository with one commit when git is here (a
 GitHub Classroom template: push it, then mark the repository a template), else a plain folder."""
 import json
 import os
@@ -111,26 +111,44 @@ GRADER = "classroom-resources/autograding-command-grader@v1"
 REPORTER = "classroom-resources/autograding-grading-reporter@v1"
 
 
+def graded_steps(all_sections, rules):
+    """The workflow's graded steps, in order: (step id, section, property or None, points, step name,
+    command). A section with a rubric: one per property (`./lab earned`, after the section's grading);
+    without: one for the section (`./lab grade`)."""
+    out = []
+    for s in all_sections:
+        rule = rules.rule(s.id)
+        if not rule.properties:
+            out.append((step_id(s), s, None, rule.weight, f"Section {s.id}: {s.title}", f"./lab grade {s.id}"))
+            continue
+        for k, p in enumerate(rule.properties, 1):
+            out.append((f"{step_id(s)}q{k}", s, p, p.points, f"Section {s.id}: {p.title}",
+                        f"./lab earned {s.id} {p.name}"))
+    return out
+
+
 def workflow(root, all_sections=None, rules=None) -> str:
     """.github/workflows/classroom.yml: set-up once (tools/setup.sh: every package, before any timed
-    step), then one graded step per section (GitHub Classroom's autograding-command-grader, its points
-    from grading.toml), then the reporter. Every scalar is quoted (yaml_str)."""
+    step), then per section its grading (a plain step) and one graded step per property of its rubric
+    (GitHub Classroom's autograding-command-grader running ./lab earned, the property's points), or one
+    graded step for a section without a rubric; then the reporter. Every scalar is quoted (yaml_str)."""
     all_sections = all_sections if all_sections is not None else sections.load(root)
     rules = rules or config.load(root, [s.id for s in all_sections])
-    weights = [rules.rule(s.id).weight for s in all_sections]
-    scale = point_scale(weights)
-    ids = [step_id(s) for s in all_sections]
+    graded = graded_steps(all_sections, rules)
+    scale = point_scale([g[3] for g in graded])
+    ids = [g[0] for g in graded]
     if len(set(ids)) != len(ids):
         raise LabError(f"two sections give the same Classroom step id: {ids}")
     q = yaml_str
     # With a fractional weight every max-score is weight x scale, and the test names say so.
-    unit = [] if scale == 1 else [f"# max-score is grading.toml's weight x {scale}: the grader takes whole numbers only."]
+    unit = [] if scale == 1 else [f"# max-score is grading.toml's points x {scale}: the grader takes whole numbers only."]
     per = "" if scale == 1 else f" (points x{scale})"
     lines = [
         "# GitHub Classroom autograding, written by ./lab release (tools/scanlab_lab/release.py): the",
-        "# packages first (untimed), then one step per section, each worth its points in grading.toml; a",
-        "# section's step passes when all its tests pass (all or nothing). The full report of every",
-        "# section is in the log of each step.",
+        "# packages first (untimed), then per section a step that grades it (its report is in that step's",
+        "# log) and one graded step per property of its rubric in grading.toml, worth the property's points",
+        "# when all the tests that decide it pass (partial credit); a section without a rubric has one",
+        "# graded step, all or nothing.",
     ] + unit + [
         "name: " + q("Autograding Tests"),
         "on: [" + q("push") + ", " + q("repository_dispatch") + "]",
@@ -150,16 +168,24 @@ def workflow(root, all_sections=None, rules=None) -> str:
         "      - name: " + q("Set up: the packages ./lab grade needs (tools/setup.sh)"),
         "        run: " + q("bash tools/setup.sh --preset grade"),
     ]
-    for s, step, weight in zip(all_sections, ids, weights):
+    graded_before = set()
+    for step, s, prop, points, name, command in graded:
+        if prop is not None and s.id not in graded_before:
+            graded_before.add(s.id)  # the section's tests run once, then each property reads the result
+            lines += [
+                "      - name: " + q(f"Section {s.id}: {s.title} (build and test)"),
+                "        run: " + q(f"./lab grade {s.id} || true"),
+                "        timeout-minutes: 30",
+            ]
         lines += [
-            "      - name: " + q(f"Section {s.id}: {s.title}"),
+            "      - name: " + q(name),
             "        id: " + q(step),
             "        uses: " + q(GRADER),
             "        with:",
-            "          test-name: " + q(f"Section {s.id}{per}"),
-            "          command: " + q(f"./lab grade {s.id}"),
-            "          timeout: " + q(30),  # minutes
-            "          max-score: " + q(int(round(weight * scale))),
+            "          test-name: " + q(f"Section {s.id}" + (f": {prop.title}" if prop else "") + per),
+            "          command: " + q(command),
+            "          timeout: " + q(30 if prop is None else 1),  # minutes
+            "          max-score: " + q(int(round(points * scale))),
         ]
     lines += [
         "      - name: " + q("Autograding Reporter"),
