@@ -172,7 +172,8 @@ void this_grid() {
 }
 template <class T = void>
 void this_cluster() {
-  static_assert(details::unsupported<T>, "scanlab cpu backend: cg::this_cluster() (thread block clusters) is not supported");
+  static_assert(details::unsupported<T>,
+                "scanlab cpu backend: cg::this_cluster() (thread block clusters) is not supported");
 }
 template <class T = void>
 void coalesced_threads() {
