@@ -14,10 +14,11 @@ namespace cooperative_groups {
 template <class Group, class T, class Op>
 auto reduce(const Group& group, T&& value, Op&& op, details::Where w = details::Where::current())
     -> decltype(op(value, value)) {
-  details::check_collective_group<Group>();
   decltype(op(value, value)) total = value;
-  for (unsigned lane_mask = Group::num_threads() / 2; lane_mask > 0; lane_mask /= 2) {
-    total = op(total, group.shfl_xor(total, lane_mask, w));
+  if constexpr (details::is_collective_group<Group>()) {
+    for (unsigned lane_mask = Group::num_threads() / 2; lane_mask > 0; lane_mask /= 2) {
+      total = op(total, group.shfl_xor(total, lane_mask, w));
+    }
   }
   return total;
 }

@@ -17,11 +17,12 @@ namespace cooperative_groups {
 template <class Group, class T, class Op>
 auto inclusive_scan(const Group& group, T&& value, Op&& op, details::Where w = details::Where::current())
     -> decltype(op(value, value)) {
-  details::check_collective_group<Group>();
   decltype(op(value, value)) partial = value;
-  for (unsigned distance = 1; distance < Group::num_threads(); distance *= 2) {
-    const auto below = group.shfl_up(partial, distance, w);  // every lane shuffles, as it must
-    if (group.thread_rank() >= distance) partial = op(partial, below);
+  if constexpr (details::is_collective_group<Group>()) {
+    for (unsigned distance = 1; distance < Group::num_threads(); distance *= 2) {
+      const auto below = group.shfl_up(partial, distance, w);  // every lane shuffles, as it must
+      if (group.thread_rank() >= distance) partial = op(partial, below);
+    }
   }
   return partial;
 }
@@ -34,9 +35,13 @@ std::remove_cvref_t<T> inclusive_scan(const Group& group, T&& value, details::Wh
 template <class Group, class T, class Op>
 auto exclusive_scan(const Group& group, T&& value, Op&& op, details::Where w = details::Where::current())
     -> decltype(op(value, value)) {
-  const auto inclusive = inclusive_scan(group, value, op, w);
-  const auto before = group.shfl_up(inclusive, 1, w);
-  return group.thread_rank() == 0 ? decltype(op(value, value)){} : before;
+  decltype(op(value, value)) before{};
+  if constexpr (details::is_collective_group<Group>()) {
+    const auto inclusive = inclusive_scan(group, value, op, w);
+    before = group.shfl_up(inclusive, 1, w);
+    if (group.thread_rank() == 0) before = {};
+  }
+  return before;
 }
 
 template <class Group, class T>

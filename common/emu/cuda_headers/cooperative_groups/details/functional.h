@@ -41,11 +41,14 @@ inline constexpr bool is_tile = false;
 template <unsigned Size, class Parent>
 inline constexpr bool is_tile<thread_block_tile<Size, Parent>> = true;
 
+/// True for a tile; otherwise stops the build with a message first (the collectives' bodies compile
+/// only for a tile: `if constexpr (is_collective_group<Group>())`).
 template <class Group>
-constexpr void check_collective_group() {
+constexpr bool is_collective_group() {
   static_assert(is_tile<Group>,
                 "cg::reduce / cg::inclusive_scan / cg::exclusive_scan take a thread_block_tile (tiled_partition<N>), as "
                 "in CUDA: not a thread_block (scan the tiles' totals in shared memory, then add them)");
+  return is_tile<Group>;
 }
 }  // namespace details
 
