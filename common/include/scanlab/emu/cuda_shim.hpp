@@ -24,6 +24,8 @@
 ///   another thread, so a spin loop on an atomic lets the others progress (or trips the watchdog).
 ///   They are the overloads CUDA declares, so their arguments convert as with nvcc.
 /// - The integer intrinsics (`__ffs`, `__popc`, `__clz`, `__brev` and their 64-bit forms) and `__ldg`.
+/// - `<cooperative_groups.h>` and `<cuda/atomic>` have versions for this backend in
+///   common/emu/cuda_headers/ (on a cpu kernel library's include path), built on the functions here.
 /// What is supported and what is not: common/emu/README.md, "What the cpu backend takes of CUDA's
 /// device API"; tested by common/emu/tests/compat/.
 #pragma once
