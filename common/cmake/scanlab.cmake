@@ -87,7 +87,7 @@ endif()
 set(SCANLAB_CPU_KERNEL_OPTIONS "")
 # The CUDA headers a cpu kernel library finds in place of the CUDA toolkit's (cooperative_groups.h,
 # cuda/atomic, cuda/std/atomic): on its include path only, so host code never sees them.
-set(SCANLAB_EMU_CUDA_HEADERS "${CMAKE_CURRENT_LIST_DIR}/../emu/cuda_headers")
+get_filename_component(SCANLAB_EMU_CUDA_HEADERS "${CMAKE_CURRENT_LIST_DIR}/../emu/cuda_headers" ABSOLUTE)
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   include(CheckCXXCompilerFlag)
   check_cxx_compiler_flag(-fno-section-anchors SCANLAB_HAVE_NO_SECTION_ANCHORS)
