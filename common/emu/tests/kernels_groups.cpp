@@ -49,7 +49,30 @@ __global__ void release_load_kernel(int* x) {
   HERE(4) x[1] = r.load(cuda::memory_order_release);
 }
 
+/// Block 1 writes `data` and publishes it through a flag (a cuda::atomic_ref store); block 0 waits
+/// for the flag, then reads the data. Release and acquire order the plain accesses; relaxed orders
+/// nothing: a data race, which race mode's TSan reports (the emulator itself runs it either way).
+__global__ void flag_handoff_kernel(int* data, unsigned* flag, int* seen, bool relaxed) {
+  if (threadIdx.x != 0) return;
+  cuda::atomic_ref<unsigned, cuda::thread_scope_device> published(*flag);
+  if (blockIdx.x == 1) {
+    *data = 42;
+    published.store(1, relaxed ? cuda::memory_order_relaxed : cuda::memory_order_release);
+  } else {
+    while (published.load(relaxed ? cuda::memory_order_relaxed : cuda::memory_order_acquire) == 0) {
+    }
+    HERE(5) *seen = *data;
+  }
+}
+
 }  // namespace
+
+int flag_handoff(bool relaxed) {
+  int data = 0, seen = -1;
+  unsigned flag = 0;
+  run("flag_handoff", {2, 1, 1}, {32, 1, 1}, 0, [&] { flag_handoff_kernel(&data, &flag, &seen, relaxed); });
+  return seen;
+}
 
 void group_divergence() { run("group_divergence", {1, 1, 1}, {32, 1, 1}, 0, [] { group_divergence_kernel(); }); }
 

@@ -35,6 +35,13 @@ TEST_F(Emu, AcquireLoadThatSpinsForeverTripsTheWatchdogAtItsLine) {
   EXPECT_LT(seconds, 5.0);
 }
 
+TEST_F(Emu, CudaAtomicRefFlagHandsDataToAnotherBlock) {
+  // Block 0 spins until block 1, resident with it, publishes (a store that changes memory lets the
+  // block schedule switch): with either memory order, since the emulator runs one thread at a time.
+  EXPECT_EQ(flag_handoff(false), 42);
+  EXPECT_EQ(flag_handoff(true), 42);
+}
+
 TEST_F(Emu, MemoryOrderThatCppDoesNotAllowIsAnError) {
   const std::string e = error_of([] { release_load(); });
   EXPECT_THAT(e, HasSubstr("kernel 'release_load', block 0: thread 0: cuda atomic: load with memory_order_release at " +

@@ -199,8 +199,11 @@ SCANLAB_TEST_API void tile_lane_exits();
 SCANLAB_TEST_API void never_published();
 /// cuda::atomic_ref::load with memory_order_release.
 SCANLAB_TEST_API void release_load();
+/// Block 1 writes a value and publishes it with a cuda::atomic_ref store (release, or relaxed);
+/// block 0 waits with loads (acquire, or relaxed) and returns what it then reads (42).
+SCANLAB_TEST_API int flag_handoff(bool relaxed);
 /// Where each of the above calls (lines of kernels_groups.cpp): 0, 1 the two syncs, 2 the scan,
-/// 3 the spin, 4 the load.
+/// 3 the spin, 4 the load, 5 flag_handoff's read of the data.
 SCANLAB_TEST_API int group_line(int which);
 
 }  // namespace emu_test
