@@ -70,6 +70,7 @@ class thread_block_tile;
 /// every tile converts to.
 template <unsigned Size>
 class thread_block_tile<Size, void> {
+  // CUDA also has tiles of 64 to 1024 threads (several warps, synchronised through shared memory).
   static_assert(Size <= 32 || Size > 1024 || (Size & (Size - 1)) != 0,
                 "scanlab cpu backend: tiles of more than 32 threads (tiled_partition<64> and larger) are not supported; "
                 "use tiles of at most 32 threads (a warp)");
@@ -122,7 +123,7 @@ class thread_block_tile<Size, void> {
  private:
   /// The tile's first lane in its warp, and its lanes as a warp mask.
   static unsigned first_lane() { return (details::block_rank() % 32) & ~(Size - 1); }
-  static unsigned mask() { return Size == 32 ? 0xffffffffu : ((1u << Size) - 1) << first_lane(); }
+  static unsigned mask() { return Size == 32 ? 0xffffffffu : ((1u << (Size % 32)) - 1) << first_lane(); }
 
   unsigned meta_group_rank_, meta_group_size_;
 };
