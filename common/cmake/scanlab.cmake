@@ -85,6 +85,9 @@ endif()
 # (on by default for arm64, arm and powerpc, not x86-64) regroup them (all guards of a file first, then
 # all variables), and a write past an array went unseen on arm64: turn them off where GCC has them.
 set(SCANLAB_CPU_KERNEL_OPTIONS "")
+# The CUDA headers a cpu kernel library finds in place of the CUDA toolkit's (cooperative_groups.h,
+# cuda/atomic, cuda/std/atomic): on its include path only, so host code never sees them.
+get_filename_component(SCANLAB_EMU_CUDA_HEADERS "${CMAKE_CURRENT_LIST_DIR}/../emu/cuda_headers" ABSOLUTE)
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   include(CheckCXXCompilerFlag)
   check_cxx_compiler_flag(-fno-section-anchors SCANLAB_HAVE_NO_SECTION_ANCHORS)
@@ -216,6 +219,8 @@ function(scanlab_kernel_library target backend launch_file)
   else()
     target_link_libraries(${target} PRIVATE scanlab::emu)
     target_compile_options(${target} PRIVATE ${SCANLAB_CPU_KERNEL_OPTIONS})
+    # <cooperative_groups.h>, <cuda/atomic>, <cuda/std/atomic>: the emulator's versions (nvcc has its own).
+    target_include_directories(${target} PRIVATE "${SCANLAB_EMU_CUDA_HEADERS}")
   endif()
 endfunction()
 
