@@ -86,6 +86,7 @@ that). An answer's numbers come from gen directives like the rest of the page.
 """
 import argparse
 import glob
+import html
 import json
 import os
 import re
@@ -838,8 +839,8 @@ class Expander:
                 if re.search(rf"\b{word}\b", caption) and prefix not in drawn:
                     self.problems.add(where, f"the caption of {stem} names {word}, which the figure does not draw "
                                              f"({drawn[:120]}...)")
-            caption = f"{caption} {drawn}"
-        return f'\n\\image html {stem}.png "{caption}"\n'
+            return image_html(stem + ".png", caption, f"{caption} {drawn}")
+        return image_html(stem + ".png", caption, caption)
 
 
 # ---- questions with answers -----------------------------------------------------------------------
@@ -920,6 +921,36 @@ def questions_problems(text):
     return problems
 
 
+# ---- images -------------------------------------------------------------------------------------
+# Doxygen 1.9's \image html writes alt="" and no link. A page's figure is raw HTML instead: the image
+# with its alt text (the README's words of the caption, without the run's details), linked to the
+# full-size file, and the whole caption with a "full-size image" link under it. Doxygen does not copy
+# files that only raw HTML names: configure_docs.cmake lists the figures in HTML_EXTRA_FILES.
+IMAGE_LINE = re.compile(r'^[ \t]*\\image html (\S+)[ \t]+"([^"]*)"[ \t]*$', re.M)
+
+
+def caption_html(text):
+    """A caption's Markdown (`code`, **bold**) as HTML, everything else escaped."""
+    out = html.escape(" ".join(text.split()), quote=True)
+    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+    return re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", out)
+
+
+def image_html(src, alt, caption):
+    """The figure as a raw HTML block for Doxygen: alt text, a link to the full-size image."""
+    alt = html.escape(re.sub(r"[`*]", "", " ".join(alt.split())), quote=True)
+    src = html.escape(src, quote=True)
+    return (f'\n\\htmlonly[block]<div class="image"><a href="{src}"><img src="{src}" alt="{alt}"/></a>'
+            f'<div class="caption">{caption_html(caption)} <a class="fullsize" href="{src}">Full-size image</a>'
+            f'</div></div>\\endhtmlonly\n')
+
+
+def for_doxygen(text):
+    """What Doxygen 1.9 needs in a page: the answers' collapsible blocks as raw HTML, and each
+    remaining `\\image html FILE "caption"` line as a figure with alt text and a link."""
+    text = IMAGE_LINE.sub(lambda m: image_html(m.group(1), m.group(2), m.group(2)).strip("\n"), text)
+    return collapsible_for_doxygen(text)
+
 
 def page_text(text, section, expander, where):
     """The README as a Doxygen page: the label on the title, a table of contents, links made local,
@@ -958,7 +989,7 @@ def page_text(text, section, expander, where):
     if section and not re.search(r"<!--\s*gen\s+nav", text_in):
         nav = expander.nav(section, True)[0]
         body = nav + "\n" + body.rstrip("\n") + "\n\n" + nav
-    return collapsible_for_doxygen("\n".join(head) + "\n" + body)
+    return for_doxygen("\n".join(head) + "\n" + body)
 
 
 def main(argv=None):
@@ -1025,7 +1056,7 @@ def main(argv=None):
             name = f"section_{section['folder']}.md" if section else os.path.basename(path)
             with open(os.path.join(a.out, name), "w", encoding="utf-8") as f:
                 f.write(page_text(text, section, ex, where) if section
-                        else collapsible_for_doxygen(ex.expand(text, None, where, True)))
+                        else for_doxygen(ex.expand(text, None, where, True)))
     for item in ex.problems.items:
         print(f"{PROG}: {'error' if a.strict or item in ex.problems.errors else 'warning'}: {item}", file=sys.stderr)
     # A README whose copy of the code or the counts is older than the code: its page is right (made

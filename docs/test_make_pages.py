@@ -5,8 +5,8 @@ the run, the figure and the previous/next links; a README out of date is found (
 refreshed (--update); a figure that was not drawn and an anchor that matches nothing are errors
 with --strict. Then the tables and numbers generated from measurement CSVs (bench_table, bench_summary,
 bench_value, roles_table, roles_value) on a tiny CSV; the numbers typed by hand (--typed); and the
-questions every section page must have, each with its answer in a collapsible block (--questions):
-run with python3 docs/test_make_pages.py."""
+questions every section page must have, each with its answer in a collapsible block (--questions),
+and the figures with alt text and a link to the full-size image: run with python3 docs/test_make_pages.py."""
 import json
 import os
 import subprocess
@@ -226,6 +226,8 @@ def main():
         write(f"{gen}/counts_11.2.json", json.dumps([{"algorithm": "a", "n": 8, "launches": 1, "ops": 17,
                                                      "barrier_intervals": 7, "steps": 3}]))
         write(f"{figs}/fig_a.png", "png")
+        write(f"{root}/docs/pages/p.md", "p {#p}\n===\n\n\\image html pic.png \"A picture with <code> words\"\n\n"
+              "\\image html pic.png \"`x` & more\"\n")
 
         r = run(root, gen, "--check")
         check(r.returncode == 1 and "11_2_second/README.md" in r.stderr, "--check finds the README out of date")
@@ -246,8 +248,15 @@ def main():
         check(r.returncode == 0, f"the pages are made ({r.stderr.strip()})")
         page = open(f"{out}/section_11_2_second.md", encoding="utf-8").read()
         check(page.startswith("11.2 Second {#sec_11_2}") and "<!--" not in page, "the page has its label, no comments")
-        check('\\image html fig_a.png "What it shows."' in page, "the figure is in the page")
+        check('\\htmlonly[block]<div class="image"><a href="fig_a.png"><img src="fig_a.png" alt="What it shows."/></a>'
+              '<div class="caption">What it shows. <a class="fullsize" href="fig_a.png">Full-size image</a></div></div>'
+              '\\endhtmlonly' in page,
+              "the figure is in the page: alt text (the README's caption), a link to the full-size image")
         check('\\ref sec_11_1 "11.1 First section"' in page, "the page links the previous section")
+        other = open(f"{out}/p.md", encoding="utf-8").read()
+        check('<img src="pic.png" alt="A picture with &lt;code&gt; words"/>' in other
+              and "<code>x</code> &amp; more" in other and "\\image html" not in other,
+              "an \\image html line of a page becomes a figure with alt text (escaped) and a link")
         first = open(f"{out}/section_11_1_first.md", encoding="utf-8").read()
         check('next: \\ref sec_11_2 "11.2 Second one"' in first, "a README without gen nav still gets the links")
 
@@ -256,7 +265,8 @@ def main():
         write(f"{figs}/fig_a.caption", "One run, data/b.csv: GPU X. Drawn: every point the run has of k, memcpy.\n")
         r = run(root, gen, "--out", out, "--figures", figs, "--strict")
         page = open(f"{out}/section_11_2_second.md", encoding="utf-8").read()
-        check(r.returncode == 0 and '\\image html fig_a.png "What it shows. One run, data/b.csv: GPU X.' in page,
+        check(r.returncode == 0 and '<img src="fig_a.png" alt="What it shows."/></a><div class="caption">What it shows. '
+              'One run, data/b.csv: GPU X.' in page,
               f"the generated caption follows the README's ({r.stderr.strip()})")
         text = open(readme, encoding="utf-8").read()
         write(readme, text.replace("What it shows.", "What it shows, against Thrust and a copy."))
