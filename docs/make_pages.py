@@ -974,6 +974,12 @@ def page_text(text, section, expander, where):
             s = next((s for s in expander.sections if s["folder"] == folder.group(1)), None)
             if s:
                 return f"\\ref {s['label']} \"{words}\""
+        answers = re.search(r"(?:solutions|exercises)/(11_[0-9][A-Za-z0-9_]*)/ANSWERS\.md$", target)
+        if answers:  # a section's worksheet of answers: Doxygen's page of the tree the site shows
+            tree = "exercises" if expander.exercises else "solutions"
+            if os.path.isfile(os.path.join(expander.root, tree, answers.group(1), "ANSWERS.md")):
+                return f"\\ref md_{tree}_{answers.group(1)}_ANSWERS \"{words}\""
+            return words
         page = re.search(r"docs/pages/([A-Za-z0-9_.-]+\.md)$", target)
         if page:  # a page of the site: a subpage of this section (nested under it in the tree)
             try:

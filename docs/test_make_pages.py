@@ -222,7 +222,9 @@ def main():
         readme = f"{root}/chapters/11_2_second/README.md"
         write(readme, "# 11.2 Second\n\n<!-- gen nav --><!-- /gen -->\n\n<!-- gen code k.cuh \"for (int s = 1\" -->"
               "<!-- /gen -->\n\n<!-- gen counts 11.2 --><!-- /gen -->\n\nApplications: <!-- gen value 11.2 a ops -->"
-              "<!-- /gen -->.\n\n<!-- figure fig_a What it shows. -->\n\n" + ANSWERED)
+              "<!-- /gen -->.\n\n<!-- figure fig_a What it shows. -->\n\nSee [the worksheet](../../solutions/11_2_second/ANSWERS.md)."
+              "\n\n" + ANSWERED)
+        write(f"{root}/solutions/11_2_second/ANSWERS.md", "# Answers\n")
         write(f"{gen}/counts_11.2.json", json.dumps([{"algorithm": "a", "n": 8, "launches": 1, "ops": 17,
                                                      "barrier_intervals": 7, "steps": 3}]))
         write(f"{figs}/fig_a.png", "png")
@@ -253,6 +255,8 @@ def main():
               '\\endhtmlonly' in page,
               "the figure is in the page: alt text (the README's caption), a link to the full-size image")
         check('\\ref sec_11_1 "11.1 First section"' in page, "the page links the previous section")
+        check('See \\ref md_solutions_11_2_second_ANSWERS "the worksheet".' in page,
+              "a link to a section's ANSWERS.md goes to its Doxygen page")
         other = open(f"{out}/p.md", encoding="utf-8").read()
         check('<img src="pic.png" alt="A picture with &lt;code&gt; words"/>' in other
               and "<code>x</code> &amp; more" in other and "\\image html" not in other,
