@@ -142,6 +142,15 @@ set(image_dirs "\"${figures_dir}\"")
 if(IS_DIRECTORY "${SOURCE_DIR}/docs/images")
   list(APPEND image_dirs "\"${SOURCE_DIR}/docs/images\"")
 endif()
+# The pages show their figures as raw HTML (make_pages.py: alt text and a link to the full-size
+# image), which Doxygen does not copy: every image goes into the site as an extra file.
+file(GLOB extra_images "${figures_dir}/*.png" "${SOURCE_DIR}/docs/images/*.png")
+list(SORT extra_images)
+set(extra_files "")
+foreach(image IN LISTS extra_images)
+  list(APPEND extra_files "\"${image}\"")
+endforeach()
+list(JOIN extra_files " " DOCS_HTML_EXTRA_FILES)
 
 # ---- the Doxyfile ---------------------------------------------------------------------------
 list(JOIN sections " " DOCS_ENABLED_SECTIONS)

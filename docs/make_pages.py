@@ -5,6 +5,7 @@
     make_pages.py --root REPO --generated DIR --update      # refresh the generated parts (READMEs, docs/pages)
     make_pages.py --root REPO --generated DIR --check       # fail if a README or a page is out of date
     make_pages.py --root REPO --typed                       # fail on a measurement typed by hand
+    make_pages.py --root REPO --questions                   # fail on a section without its questions and answers
 
 The README is the one text of a section: it reads well on a Git host, and this script makes the
 Doxygen page from it (DIR/section_<folder>.md). chapters/sections.txt gives the order. HTML comments
@@ -40,8 +41,9 @@ in the README, which a Git host does not show, mark what is generated:
         missed; with at=N, each type's share of the copy's bandwidth (memcpy's time / ALGORITHM's)
         and throughput against CUB (CUB's time / ALGORITHM's) at N, against targets P% and R (R only
         for the types listed)
-  <!-- gen bench_value CSV ALGORITHM TYPE N[..N2] [OVER [moved|share]] -->14.46<!-- /gen -->
-        ALGORITHM's median time (us) at N, or the smallest to the largest over N..N2; with OVER the
+  <!-- gen bench_value CSV ALGORITHM TYPE N[..N2] [OVER [moved|share] | per=K] -->14.46<!-- /gen -->
+        ALGORITHM's median time (us) at N, or the smallest to the largest over N..N2; with per=K that
+        time divided by K (a number or 2^k: the time of one of K parts done one after another); with OVER the
         ratio to OVER's time ("0.983x"); with `moved` OVER's GB/s over ALGORITHM's; with `share`
         ALGORITHM's GB/s as a share of OVER's ("85.1%"). N: a number or 2^k
   <!-- gen ncu_value FILE "KERNEL" "METRIC" [UNIT] -->79.08<!-- /gen -->
@@ -74,9 +76,17 @@ unit or a ratio (us, ms, GB/s, TB/s, %, x) typed in a page's prose that matches 
 committed data within its rounding is an error of --typed and --check (a target is not a
 measurement; docs/typed_numbers.txt lists those still to be replaced, and may only shrink). A
 figure's caption is the README's words and then what make_plots.py wrote of its run (STEM.caption).
+
+Every section's README has a "## Questions" list, 3 to 5 questions for a reader of the book's
+section, each with its answer in a <details><summary>Answer</summary> block under it (indented into
+the list item, blank lines around the answer): a Git host shows it collapsed as it is, and the page
+gets the two tags as Doxygen \htmlonly[block] (Doxygen 1.9 would close a <details> at the end of its
+paragraph). A section without them is an error in every mode but --typed (--questions checks only
+that). An answer's numbers come from gen directives like the rest of the page.
 """
 import argparse
 import glob
+import html
 import json
 import os
 import re
@@ -460,12 +470,18 @@ class Measurements:
         return "\n".join(out) + "\n\n"
 
     def bench_value(self, words):
-        """CSV ALGORITHM TYPE N[..N2] [OVER [moved|share]]: ALGORITHM's median time in us (over n from N
-        to N2: the smallest to the largest); with OVER, the time over OVER's ('0.983x'); with `moved`,
+        """CSV ALGORITHM TYPE N[..N2] [OVER [moved|share] | per=K]: ALGORITHM's median time in us (over n
+        from N to N2: the smallest to the largest), divided by K with per=K; with OVER, the time over OVER's ('0.983x'); with `moved`,
         over the time OVER would take to move ALGORITHM's bytes (OVER's GB/s over ALGORITHM's: a row's
         GB/s counts the bytes its job must move); with `share`, ALGORITHM's GB/s as a share of OVER's
         ('85.3%', the figures' share of the copy's bandwidth)."""
         kind = "bench_value"
+        per = next((w for w in words if w.startswith("per=")), None)
+        if per:  # the time divided by K (per=K, a number or 2^k): the time of one of K equal parts
+            words = [w for w in words if w != per]
+            per = parse_n(per[4:], kind)[0]
+            if len(words) != 4 or per <= 0:
+                raise DataError(f"gen {kind}: per=K goes with a time only (CSV ALGORITHM TYPE N per=K), K >= 1")
         mode = words[5] if len(words) == 6 and words[5] in ("moved", "share") else None
         if len(words) not in (4, 5) and not mode:
             raise DataError(f"gen {kind} needs CSV ALGORITHM TYPE N[..N2] [OVER [moved|share]]")
@@ -485,7 +501,7 @@ class Measurements:
                     values.append(o.gbps / k.gbps if mode == "moved" else 100 * k.gbps / o.gbps)
                 continue
             k = b.us(alg, t, n)
-            o = b.us(over, t, n) if over else 1.0
+            o = b.us(over, t, n) if over else float(per or 1)
             if k is not None and o is not None:
                 values.append(k / o)
         if not values:
@@ -494,7 +510,7 @@ class Measurements:
             return span_of(values, lambda r: f"{r:.1f}", "%")
         if over:
             return span_of(values, lambda r: f"{r:.3f}", "x")
-        return span_of(values, lambda v: f"{v:.2f}")
+        return span_of(values, lambda v: f"{v:.2f}" if not per or v >= 1 else f"{v:.3g}")
 
     def ncu_value(self, words):
         """FILE KERNEL METRIC [UNIT]: one metric of an Nsight Compute report (text or --csv form, a path
@@ -823,8 +839,117 @@ class Expander:
                 if re.search(rf"\b{word}\b", caption) and prefix not in drawn:
                     self.problems.add(where, f"the caption of {stem} names {word}, which the figure does not draw "
                                              f"({drawn[:120]}...)")
-            caption = f"{caption} {drawn}"
-        return f'\n\\image html {stem}.png "{caption}"\n'
+            return image_html(stem + ".png", caption, f"{caption} {drawn}")
+        return image_html(stem + ".png", caption, caption)
+
+
+# ---- questions with answers -----------------------------------------------------------------------
+# Every section's README has a "## Questions" list: numbered questions, each with its answer under it
+# (indented into the list item) in a collapsible block, written as a Git host renders it:
+#
+#   1. Why ...?
+#
+#      <details><summary>Answer</summary>
+#
+#      The answer, in Markdown (a blank line after the summary and before the end, so that the
+#      host reads it as Markdown, not as raw HTML).
+#
+#      </details>
+#
+# Doxygen 1.9 ends a <details> at the end of the paragraph it opens in, so the page gets the two tags
+# as \htmlonly[block] (raw HTML outside any paragraph; the answer between them stays Markdown).
+QUESTIONS = re.compile(r"^## Questions[ \t]*$", re.M)
+ANSWER_OPEN = re.compile(r"^([ \t]*)<details>[ \t]*<summary>(.*?)</summary>[ \t]*$", re.M)
+ANSWER_CLOSE = re.compile(r"^([ \t]*)</details>[ \t]*$", re.M)
+QUESTION_ITEM = re.compile(r"^(\d+)\.[ \t]+\S", re.M)
+QUESTIONS_MIN, QUESTIONS_MAX = 3, 5
+
+
+def collapsible_for_doxygen(text):
+    """The answers' <details> and </details> lines as raw HTML blocks for Doxygen (see above)."""
+    text = ANSWER_OPEN.sub(lambda m: f"{m.group(1)}\\htmlonly[block]<details><summary>{m.group(2)}</summary>"
+                                     f"\\endhtmlonly", text)
+    return ANSWER_CLOSE.sub(lambda m: f"{m.group(1)}\\htmlonly[block]</details>\\endhtmlonly", text)
+
+
+def questions_problems(text):
+    """What is wrong with a section README's questions: no "## Questions" list, fewer than
+    QUESTIONS_MIN or more than QUESTIONS_MAX questions, a question without its answer (one
+    <details><summary>Answer</summary> ... </details> block inside the item, not empty, with blank
+    lines around the answer), or a <details> anywhere without its </details>."""
+    problems = []
+    opens, closes = len(ANSWER_OPEN.findall(text)), len(ANSWER_CLOSE.findall(text))
+    if opens != closes:
+        problems.append(f"{opens} <details> lines against {closes} </details> lines")
+    m = QUESTIONS.search(text)
+    if not m:
+        return problems + ["no '## Questions' list (questions for the reader, each with its answer)"]
+    end = re.search(r"^## |^<!--\s*gen\s+nav", text[m.end():], re.M)
+    body = text[m.end():m.end() + end.start() if end else len(text)]
+    line0 = text.count("\n", 0, m.end()) + 1
+    starts = list(QUESTION_ITEM.finditer(body))
+    if not QUESTIONS_MIN <= len(starts) <= QUESTIONS_MAX:
+        problems.append(f"'## Questions' (line {line0}) has {len(starts)} numbered questions; "
+                        f"{QUESTIONS_MIN} to {QUESTIONS_MAX} wanted")
+    for k, q in enumerate(starts):
+        item = body[q.start():starts[k + 1].start() if k + 1 < len(starts) else len(body)]
+        where = f"question {q.group(1)} (line {line0 + body.count(chr(10), 0, q.start())})"
+        indent = " " * (len(q.group(1)) + 2)
+        lines = item.split("\n")
+        o = [j for j, x in enumerate(lines) if ANSWER_OPEN.match(x)]
+        c = [j for j, x in enumerate(lines) if ANSWER_CLOSE.match(x)]
+        if len(o) != 1 or len(c) != 1 or c[0] < o[0]:
+            problems.append(f"{where} has no answer: one '{indent}<details><summary>Answer</summary>' ... "
+                            f"'{indent}</details>' block under it")
+            continue
+        if ANSWER_OPEN.match(lines[o[0]]).group(2).strip() != "Answer":
+            problems.append(f"{where}: the summary of its answer must read 'Answer'")
+        if any(not lines[j].startswith(indent) or lines[j].startswith(indent + " ") for j in (o[0], c[0])):
+            problems.append(f"{where}: <details> and </details> must be indented {len(indent)} spaces, into the item")
+        answer = lines[o[0] + 1:c[0]]
+        if not "".join(answer).strip():
+            problems.append(f"{where}: its answer is empty")
+        elif answer[0].strip() or answer[-1].strip():
+            problems.append(f"{where}: a blank line must follow <summary> and precede </details> "
+                            f"(else a Git host shows the answer as raw HTML)")
+        # A line that starts with an HTML comment (a gen directive) starts a raw HTML block on a Git
+        # host, which cuts the paragraph in two: put a word before the comment.
+        for j, x in enumerate(item.split("\n")):
+            if x.lstrip().startswith("<!--"):
+                problems.append(f"{where}: line {line0 + body.count(chr(10), 0, q.start()) + j} starts with "
+                                f"'<!--', which breaks the paragraph on a Git host: put a word before it")
+    return problems
+
+
+# ---- images -------------------------------------------------------------------------------------
+# Doxygen 1.9's \image html writes alt="" and no link. A page's figure is raw HTML instead: the image
+# with its alt text (the README's words of the caption, without the run's details), linked to the
+# full-size file, and the whole caption with a "full-size image" link under it. Doxygen does not copy
+# files that only raw HTML names: configure_docs.cmake lists the figures in HTML_EXTRA_FILES.
+IMAGE_LINE = re.compile(r'^[ \t]*\\image html (\S+)[ \t]+"([^"]*)"[ \t]*$', re.M)
+
+
+def caption_html(text):
+    """A caption's Markdown (`code`, **bold**) as HTML, everything else escaped."""
+    out = html.escape(" ".join(text.split()), quote=True)
+    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+    return re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", out)
+
+
+def image_html(src, alt, caption):
+    """The figure as a raw HTML block for Doxygen: alt text, a link to the full-size image."""
+    alt = html.escape(re.sub(r"[`*]", "", " ".join(alt.split())), quote=True)
+    src = html.escape(src, quote=True)
+    return (f'\n\\htmlonly[block]<div class="image"><a href="{src}"><img src="{src}" alt="{alt}"/></a>'
+            f'<div class="caption">{caption_html(caption)} <a class="fullsize" href="{src}">Full-size image</a>'
+            f'</div></div>\\endhtmlonly\n')
+
+
+def for_doxygen(text):
+    """What Doxygen 1.9 needs in a page: the answers' collapsible blocks as raw HTML, and each
+    remaining `\\image html FILE "caption"` line as a figure with alt text and a link."""
+    text = IMAGE_LINE.sub(lambda m: image_html(m.group(1), m.group(2), m.group(2)).strip("\n"), text)
+    return collapsible_for_doxygen(text)
 
 
 def page_text(text, section, expander, where):
@@ -849,6 +974,12 @@ def page_text(text, section, expander, where):
             s = next((s for s in expander.sections if s["folder"] == folder.group(1)), None)
             if s:
                 return f"\\ref {s['label']} \"{words}\""
+        answers = re.search(r"(?:solutions|exercises)/(11_[0-9][A-Za-z0-9_]*)/ANSWERS\.md$", target)
+        if answers:  # a section's worksheet of answers: Doxygen's page of the tree the site shows
+            tree = "exercises" if expander.exercises else "solutions"
+            if os.path.isfile(os.path.join(expander.root, tree, answers.group(1), "ANSWERS.md")):
+                return f"\\ref md_{tree}_{answers.group(1)}_ANSWERS \"{words}\""
+            return words
         page = re.search(r"docs/pages/([A-Za-z0-9_.-]+\.md)$", target)
         if page:  # a page of the site: a subpage of this section (nested under it in the tree)
             try:
@@ -864,7 +995,7 @@ def page_text(text, section, expander, where):
     if section and not re.search(r"<!--\s*gen\s+nav", text_in):
         nav = expander.nav(section, True)[0]
         body = nav + "\n" + body.rstrip("\n") + "\n\n" + nav
-    return "\n".join(head) + "\n" + body
+    return for_doxygen("\n".join(head) + "\n" + body)
 
 
 def main(argv=None):
@@ -881,12 +1012,14 @@ def main(argv=None):
                         "so is a number typed on a page that the committed data has (--typed)")
     p.add_argument("--typed", action="store_true",
                    help="only check for numbers typed on the pages that the committed data has")
+    p.add_argument("--questions", action="store_true",
+                   help="only check that every section's README has its questions, each with its answer")
     p.add_argument("--committed", action="store_true",
                    help="this build made no runs (no cpu backend, or the docs of the stubs): keep the READMEs' "
                         "copies of counts and traces, and leave out the figures drawn from runs")
     a = p.parse_args(argv)
-    if not a.generated and not a.typed:
-        p.error("--generated is needed (except with --typed)")
+    if not a.generated and not a.typed and not a.questions:
+        p.error("--generated is needed (except with --typed and --questions)")
     sections = read_sections(a.root)
     ex = Expander(a.root, a.generated, a.figures, a.exercises, sections, a.committed)
     sources = [(s, os.path.join(a.root, "chapters", s["folder"], "README.md")) for s in sections]
@@ -894,8 +1027,17 @@ def main(argv=None):
     typed = check_typed(a.root, [path for _, path in sources if os.path.isfile(path)]) if a.check or a.typed else []
     for item in typed:
         print(f"{PROG}: error: {item}", file=sys.stderr)
-    if a.typed:
-        return 1 if typed else 0
+    # Every section page has its questions with answers (an error in every mode but --typed).
+    questions = []
+    if not a.typed:
+        for section, path in sources:
+            if section and os.path.isfile(path):
+                with open(path, encoding="utf-8") as f:
+                    questions += [f"{os.path.relpath(path, a.root)}: {item}" for item in questions_problems(f.read())]
+    for item in questions:
+        print(f"{PROG}: error: {item}", file=sys.stderr)
+    if a.typed or a.questions:
+        return 1 if typed or questions else 0
     if a.out:
         os.makedirs(a.out, exist_ok=True)
         for old in glob.glob(os.path.join(a.out, "*.md")):
@@ -919,7 +1061,8 @@ def main(argv=None):
         if a.out:
             name = f"section_{section['folder']}.md" if section else os.path.basename(path)
             with open(os.path.join(a.out, name), "w", encoding="utf-8") as f:
-                f.write(page_text(text, section, ex, where) if section else ex.expand(text, None, where, True))
+                f.write(page_text(text, section, ex, where) if section
+                        else for_doxygen(ex.expand(text, None, where, True)))
     for item in ex.problems.items:
         print(f"{PROG}: {'error' if a.strict or item in ex.problems.errors else 'warning'}: {item}", file=sys.stderr)
     # A README whose copy of the code or the counts is older than the code: its page is right (made
@@ -928,7 +1071,7 @@ def main(argv=None):
         print(f"{PROG}: {'error' if a.check else 'warning'}: {where}: its generated parts differ from what the "
               f"code and the runs give now; to refresh them: python3 docs/make_pages.py --root . "
               f"--generated {a.generated} --update", file=sys.stderr)
-    return 1 if (a.strict and ex.problems.items) or ex.problems.errors or (a.check and (stale or typed)) else 0
+    return 1 if (a.strict and ex.problems.items) or ex.problems.errors or questions or (a.check and (stale or typed)) else 0
 
 
 if __name__ == "__main__":

@@ -4,7 +4,9 @@ page gets the code cut from the kernel (without the TODO markers, comments wrapp
 the run, the figure and the previous/next links; a README out of date is found (--check) and
 refreshed (--update); a figure that was not drawn and an anchor that matches nothing are errors
 with --strict. Then the tables and numbers generated from measurement CSVs (bench_table, bench_summary,
-bench_value, roles_table, roles_value) on a tiny CSV: run with python3 docs/test_make_pages.py."""
+bench_value, roles_table, roles_value) on a tiny CSV; the numbers typed by hand (--typed); and the
+questions every section page must have, each with its answer in a collapsible block (--questions),
+and the figures with alt text and a link to the full-size image: run with python3 docs/test_make_pages.py."""
 import json
 import os
 import subprocess
@@ -47,7 +49,7 @@ def measurements():
     with tempfile.TemporaryDirectory(prefix="scanlab_csv_") as tmp:
         root, gen = os.path.join(tmp, "repo"), os.path.join(tmp, "gen")
         write(f"{root}/chapters/sections.txt", "11_1_first   First section\n")
-        write(f"{root}/chapters/11_1_first/README.md", "# 11.1 First\n")
+        write(f"{root}/chapters/11_1_first/README.md", "# 11.1 First\n\n" + ANSWERED)
         os.makedirs(gen)
         # n = 1024: both targets met (1.2x the copy, 0.5x CUB); 2048: over the copy's (1.5x);
         # 4096: over CUB's (0.99x), which two decimals would show as 0.99 > 0.98; 8192: 1.30x and 0.98x
@@ -70,7 +72,8 @@ def measurements():
               "<!-- gen bench_summary b k copy=1.30 cub=0.98 at=1024 bandwidth=80% throughput=1.5 --><!-- /gen -->\n\n"
               "Took <!-- gen bench_value data/b.csv k int32 2048 --><!-- /gen --> us, "
               "<!-- gen bench_value b k int32 4096 cub_inclusive_sum --><!-- /gen --> CUB's time, "
-              "<!-- gen bench_value b other int32 1024 memcpy moved --><!-- /gen --> a copy of its bytes.\n\n"
+              "<!-- gen bench_value b other int32 1024 memcpy moved --><!-- /gen --> a copy of its bytes, "
+              "<!-- gen bench_value b k int32 2048 per=2^2 --><!-- /gen --> us a quarter.\n\n"
               "<!-- gen roles_table data/r.csv --><!-- /gen -->\n\n"
               "Stored at <!-- gen roles_value data/r.csv stored 1024..4096 --><!-- /gen --> us.\n")
         r = run(root, gen, "--check")
@@ -96,6 +99,7 @@ def measurements():
         check("Took <!-- gen bench_value data/b.csv k int32 2048 -->3.00<!-- /gen --> us" in text
               and "-->0.983x<!-- /gen --> CUB's time" in text, "bench_value: a time and a ratio")
         check("-->6.667x<!-- /gen --> a copy of its bytes" in text, "bench_value: over a copy of the bytes moved")
+        check("per=2^2 -->0.75<!-- /gen --> us a quarter" in text, "bench_value: a time per part (per=K)")
         check("| n | tiles | copy started | scan start | stored |" in text and "| 2^10 | 1 | - | 1.00 | 1.65 |" in text
               and "| 2^12 | 4 | 1.30 | 1.90 | 3.10 |" in text, "the roles table (the stamps the CSV has, in order)")
         check("-->1.65 to 3.10<!-- /gen --> us." in text, "roles_value over a range of n")
@@ -159,6 +163,54 @@ def typed_numbers():
               f"a listed number no longer typed is an error: the list only shrinks ({r.stderr.strip()[:160]})")
 
 
+ANSWERED = ("## Questions\n\n"
+            "1. Why?\n\n   <details><summary>Answer</summary>\n\n   Because **of this**.\n\n   </details>\n\n"
+            "2. How?\n\n   <details><summary>Answer</summary>\n\n   So.\n\n   Two paragraphs.\n\n   </details>\n\n"
+            "10. What?\n\n    <details><summary>Answer</summary>\n\n    That.\n\n    </details>\n")
+
+
+def questions():
+    """Every section's page has 3 to 5 questions, each with its answer in a collapsible block
+    (<details><summary>Answer</summary>, blank lines around the answer, indented into the item): a
+    section without them fails --questions, --check and the page build; the page gets the tags as
+    Doxygen \\htmlonly[block], the answer staying Markdown between them."""
+    with tempfile.TemporaryDirectory(prefix="scanlab_questions_") as tmp:
+        root, gen, out = (os.path.join(tmp, d) for d in ("repo", "gen", "out"))
+        write(f"{root}/chapters/sections.txt", "11_1_first   First section\n")
+        readme = f"{root}/chapters/11_1_first/README.md"
+        os.makedirs(gen)
+        write(readme, "# 11.1 First\n\nText.\n\n" + ANSWERED)
+        r = run(root, "", "--questions")
+        check(r.returncode == 0, f"--questions: three questions, each with its answer, pass ({r.stderr.strip()})")
+        r = run(root, gen, "--committed", "--out", out)
+        page = open(f"{out}/section_11_1_first.md", encoding="utf-8").read()
+        check(r.returncode == 0 and "   \\htmlonly[block]<details><summary>Answer</summary>\\endhtmlonly\n\n"
+              "   Because **of this**.\n\n   \\htmlonly[block]</details>\\endhtmlonly" in page
+              and "<details>\n" not in page,
+              f"the page gets the answers' tags as \\htmlonly[block], the answer in Markdown ({r.stderr.strip()})")
+        bad = [("# 11.1 First\n\nNo questions.\n", "no '## Questions' list"),
+               ("# 11.1 First\n\n" + ANSWERED.split("\n\n2.")[0] + "\n", "has 1 numbered questions"),
+               ("# 11.1 First\n\n" + ANSWERED.replace("   <details><summary>Answer</summary>\n\n   So.", "   So."),
+                "question 2 (line 13) has no answer"),
+               ("# 11.1 First\n\n" + ANSWERED.replace("   </details>\n\n2.", "\n2."), "<details> lines against"),
+               ("# 11.1 First\n\n" + ANSWERED.replace("Answer</summary>\n\n   Because", "Answer</summary>\n   Because"),
+                "a blank line must follow <summary>"),
+               ("# 11.1 First\n\n" + ANSWERED.replace("   Because **of this**.", "   "), "its answer is empty"),
+               ("# 11.1 First\n\n" + ANSWERED.replace("<details><summary>Answer</summary>\n\n   So",
+                                                         "<details><summary>Hint</summary>\n\n   So"), "must read 'Answer'"),
+               ("# 11.1 First\n\n" + ANSWERED.replace("\n   <details><summary>Answer</summary>\n\n   Because",
+                                                         "\n<details><summary>Answer</summary>\n\n   Because"),
+                "must be indented 3 spaces"),
+               ("# 11.1 First\n\n" + ANSWERED.replace("   Because **of this**.", "   Because\n   <!-- c -->of this."),
+                "line 10 starts with '<!--'")]
+        for text, expect in bad:
+            write(readme, text)
+            for args in (("--questions",), ("--check",), ("--committed", "--out", out)):
+                r = run(root, "" if args == ("--questions",) else gen, *args)
+                check(r.returncode == 1 and expect in r.stderr and "11_1_first/README.md" in r.stderr,
+                      f"{' '.join(args)}: a page whose questions lack answers fails: {expect} ({r.stderr.strip().splitlines()[0][:160] if r.stderr.strip() else ''})")
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="scanlab_pages_") as tmp:
         root, gen, out, figs = (os.path.join(tmp, d) for d in ("repo", "gen", "out", "figs"))
@@ -166,14 +218,18 @@ def main():
         write(f"{root}/solutions/11_2_second/k.cuh", "void f() {\n  for (int s = 1; s < 8; s *= 2) {\n"
               "    // TODO(student) begin: a hint\n    // that goes on\n    work(s);  " + "// " + "word " * 25 + "\n"
               "    // TODO(student) end\n  }\n}\n")
-        write(f"{root}/chapters/11_1_first/README.md", "# 11.1 First\n\nText.\n")
+        write(f"{root}/chapters/11_1_first/README.md", "# 11.1 First\n\nText.\n\n" + ANSWERED)
         readme = f"{root}/chapters/11_2_second/README.md"
         write(readme, "# 11.2 Second\n\n<!-- gen nav --><!-- /gen -->\n\n<!-- gen code k.cuh \"for (int s = 1\" -->"
               "<!-- /gen -->\n\n<!-- gen counts 11.2 --><!-- /gen -->\n\nApplications: <!-- gen value 11.2 a ops -->"
-              "<!-- /gen -->.\n\n<!-- figure fig_a What it shows. -->\n")
+              "<!-- /gen -->.\n\n<!-- figure fig_a What it shows. -->\n\nSee [the worksheet](../../solutions/11_2_second/ANSWERS.md)."
+              "\n\n" + ANSWERED)
+        write(f"{root}/solutions/11_2_second/ANSWERS.md", "# Answers\n")
         write(f"{gen}/counts_11.2.json", json.dumps([{"algorithm": "a", "n": 8, "launches": 1, "ops": 17,
                                                      "barrier_intervals": 7, "steps": 3}]))
         write(f"{figs}/fig_a.png", "png")
+        write(f"{root}/docs/pages/p.md", "p {#p}\n===\n\n\\image html pic.png \"A picture with <code> words\"\n\n"
+              "\\image html pic.png \"`x` & more\"\n")
 
         r = run(root, gen, "--check")
         check(r.returncode == 1 and "11_2_second/README.md" in r.stderr, "--check finds the README out of date")
@@ -194,8 +250,17 @@ def main():
         check(r.returncode == 0, f"the pages are made ({r.stderr.strip()})")
         page = open(f"{out}/section_11_2_second.md", encoding="utf-8").read()
         check(page.startswith("11.2 Second {#sec_11_2}") and "<!--" not in page, "the page has its label, no comments")
-        check('\\image html fig_a.png "What it shows."' in page, "the figure is in the page")
+        check('\\htmlonly[block]<div class="image"><a href="fig_a.png"><img src="fig_a.png" alt="What it shows."/></a>'
+              '<div class="caption">What it shows. <a class="fullsize" href="fig_a.png">Full-size image</a></div></div>'
+              '\\endhtmlonly' in page,
+              "the figure is in the page: alt text (the README's caption), a link to the full-size image")
         check('\\ref sec_11_1 "11.1 First section"' in page, "the page links the previous section")
+        check('See \\ref md_solutions_11_2_second_ANSWERS "the worksheet".' in page,
+              "a link to a section's ANSWERS.md goes to its Doxygen page")
+        other = open(f"{out}/p.md", encoding="utf-8").read()
+        check('<img src="pic.png" alt="A picture with &lt;code&gt; words"/>' in other
+              and "<code>x</code> &amp; more" in other and "\\image html" not in other,
+              "an \\image html line of a page becomes a figure with alt text (escaped) and a link")
         first = open(f"{out}/section_11_1_first.md", encoding="utf-8").read()
         check('next: \\ref sec_11_2 "11.2 Second one"' in first, "a README without gen nav still gets the links")
 
@@ -204,7 +269,8 @@ def main():
         write(f"{figs}/fig_a.caption", "One run, data/b.csv: GPU X. Drawn: every point the run has of k, memcpy.\n")
         r = run(root, gen, "--out", out, "--figures", figs, "--strict")
         page = open(f"{out}/section_11_2_second.md", encoding="utf-8").read()
-        check(r.returncode == 0 and '\\image html fig_a.png "What it shows. One run, data/b.csv: GPU X.' in page,
+        check(r.returncode == 0 and '<img src="fig_a.png" alt="What it shows."/></a><div class="caption">What it shows. '
+              'One run, data/b.csv: GPU X.' in page,
               f"the generated caption follows the README's ({r.stderr.strip()})")
         text = open(readme, encoding="utf-8").read()
         write(readme, text.replace("What it shows.", "What it shows, against Thrust and a copy."))
@@ -221,6 +287,7 @@ def main():
         check(r.returncode == 1 and "no line holds" in r.stderr, "--strict: an anchor that matches nothing is an error")
     measurements()
     typed_numbers()
+    questions()
     print(f"{len(failures)} check(s) failed" if failures else "all make_pages checks passed")
     return 1 if failures else 0
 

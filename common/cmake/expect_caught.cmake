@@ -15,6 +15,11 @@
 # grader fails the bug, but that it says what a student needs to hear (a race, a deadlock at a
 # barrier, a spin the watchdog ended, ...). A `FORBID: <regex>` line says what the output must not hold
 # (a hostile mutant's printed GoogleTest marker, which ctest would read as the test's result).
+# The points: with ROOT (the repository) and PYTHON given, the failed tests must cost the mutant points
+# under grading.toml (a section's rubric: at least one property failed, not only feedback tests such
+# as operator counts and traces), and a `PROPERTY: <name>[, <name>...]` line names the properties of
+# the rubric it must fail (`python3 -m scanlab_lab rubric-check`); ALL_PROPERTIES=ON (an untouched stub):
+# every one.
 if(NOT DEFINED TIMEOUT)
   set(TIMEOUT 600)
 endif()
@@ -27,6 +32,11 @@ execute_process(COMMAND ${emulator} "${TEST_EXE}" --gtest_brief=1
 string(REGEX MATCHALL "\\[  FAILED  \\] [^\n]*" failed "${out}")
 list(LENGTH failed failed_count)
 set(expect "")
+set(must_fail "")
+if(ALL_PROPERTIES)
+  set(must_fail "--all")  # a stub: every property of the rubric fails (0 points)
+endif()
+set(lost "")
 if(DEFINED PATCH)
   # The preamble: the lines before the diff's first "--- " line.
   file(READ "${PATCH}" text)
@@ -34,6 +44,9 @@ if(DEFINED PATCH)
   string(SUBSTRING "\n${text}" 0 ${diff_start} preamble)
   if(preamble MATCHES "\nEXPECT: ([^\n]*)")
     set(expect "${CMAKE_MATCH_1}")
+  endif()
+  if(preamble MATCHES "\nPROPERTY: ([^\n]*)")
+    string(REGEX REPLACE "[ ,]+" ";" must_fail "${CMAKE_MATCH_1}")
   endif()
   if(preamble MATCHES "\nFORBID: ([^\n]*)")
     set(forbid "${CMAKE_MATCH_1}")
@@ -47,14 +60,39 @@ if(NOT rc MATCHES "^[0-9]+$" AND NOT expect STREQUAL "" AND rc MATCHES "${expect
   message(STATUS "mutant ${MUTANT} caught: the test program died of '${rc}', as its EXPECT says")
 elseif(rc EQUAL 1 AND failed_count GREATER 0)
   list(GET failed 0 first)
+  if(DEFINED ROOT AND DEFINED PYTHON)
+    # The failed tests' names, one a line, for the rubric (the summary at the end repeats them).
+    set(names "")
+    foreach(line IN LISTS failed)
+      if(line MATCHES "^\\[  FAILED  \\] ([A-Za-z_][^ ,]*)")
+        list(APPEND names "${CMAKE_MATCH_1}")
+      endif()
+    endforeach()
+    list(REMOVE_DUPLICATES names)
+    string(REPLACE "/" "_" tag "${MUTANT}")
+    set(list_file "${CMAKE_CURRENT_BINARY_DIR}/mutant_failed_${tag}.txt")
+    string(JOIN "\n" text ${names})
+    file(WRITE "${list_file}" "${text}\n")
+    string(REGEX REPLACE "/.*" "" section "${MUTANT}")
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${ROOT}/tools"
+                            "${PYTHON}" -m scanlab_lab rubric-check "${ROOT}" "${section}" "${list_file}" ${must_fail}
+                    RESULT_VARIABLE rubric_rc OUTPUT_VARIABLE rubric_out ERROR_VARIABLE rubric_err)
+    file(REMOVE "${list_file}")
+    string(STRIP "${rubric_out}${rubric_err}" rubric_out)
+    if(NOT rubric_rc EQUAL 0)
+      message(FATAL_ERROR "mutant ${MUTANT} was failed, but not where the points are: ${rubric_out} (${PATCH})."
+                          "\n${out}\n${err}")
+    endif()
+    set(lost " (properties failed: ${rubric_out})")
+  endif()
   if(NOT expect STREQUAL "")
     if(NOT "${out}\n${err}" MATCHES "${expect}")
       message(FATAL_ERROR "mutant ${MUTANT} was failed, but no message says what is wrong: none matches "
                           "'${expect}' (${PATCH}).\n${out}\n${err}")
     endif()
-    message(STATUS "mutant ${MUTANT} caught by ${failed_count} failing test lines, saying '${expect}'")
+    message(STATUS "mutant ${MUTANT} caught by ${failed_count} failing test lines, saying '${expect}'${lost}")
   else()
-    message(STATUS "mutant ${MUTANT} caught by ${failed_count} failing test lines, e.g. ${first}")
+    message(STATUS "mutant ${MUTANT} caught by ${failed_count} failing test lines, e.g. ${first}${lost}")
   endif()
 else()
   message(FATAL_ERROR "mutant ${MUTANT} NOT caught cleanly (exit status ${rc}, ${failed_count} failed "

@@ -85,6 +85,9 @@ endif()
 # (on by default for arm64, arm and powerpc, not x86-64) regroup them (all guards of a file first, then
 # all variables), and a write past an array went unseen on arm64: turn them off where GCC has them.
 set(SCANLAB_CPU_KERNEL_OPTIONS "")
+# The CUDA headers a cpu kernel library finds in place of the CUDA toolkit's (cooperative_groups.h,
+# cuda/atomic, cuda/std/atomic): on its include path only, so host code never sees them.
+get_filename_component(SCANLAB_EMU_CUDA_HEADERS "${CMAKE_CURRENT_LIST_DIR}/../emu/cuda_headers" ABSOLUTE)
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   include(CheckCXXCompilerFlag)
   check_cxx_compiler_flag(-fno-section-anchors SCANLAB_HAVE_NO_SECTION_ANCHORS)
@@ -216,6 +219,8 @@ function(scanlab_kernel_library target backend launch_file)
   else()
     target_link_libraries(${target} PRIVATE scanlab::emu)
     target_compile_options(${target} PRIVATE ${SCANLAB_CPU_KERNEL_OPTIONS})
+    # <cooperative_groups.h>, <cuda/atomic>, <cuda/std/atomic>: the emulator's versions (nvcc has its own).
+    target_include_directories(${target} PRIVATE "${SCANLAB_EMU_CUDA_HEADERS}")
   endif()
 endfunction()
 
@@ -248,11 +253,13 @@ endfunction()
 # test ("<ID>.mutant.<name>", label "mutant") passes only if the grading tests FAIL on it, cleanly and,
 # if the patch has an `EXPECT: <regex>` line, with a message matching the regex (expect_caught.cmake).
 # chapters/<DIR>/valid/<name>.patch is a correct kernel written unusually (a signed loop counter, an
-# extra barrier, ...). Its test ("<ID>.valid.<name>", label "valid") passes only if the grading tests
-# all PASS on it. Together they prove the grader both ways.
+# extra barrier, ...). Its test ("<ID>.valid.<name>", label "valid") passes only if it earns full
+# points: the grading tests all PASS on it, or the only ones that fail are feedback under grading.toml's
+# rubric (expect_full_points.cmake). Together they prove the grader both ways.
 #
 # A patch is a unified diff against solutions/<DIR>/ (file names a/<file>, b/<file>), after a preamble:
-# one line that says what the variant does, then for a mutant optionally one `EXPECT: <regex>` line.
+# one line that says what the variant does, then for a mutant optionally one `EXPECT: <regex>` line
+# and a `PROPERTY: <name>` line (the property of grading.toml's rubric it must fail).
 # To make one: copy the solution file somewhere, edit it, and run (from the repository root)
 #   diff -u --label a/<file> --label b/<file> solutions/<DIR>/<file> <edited copy> >> chapters/<DIR>/mutants/<name>.patch
 # after writing the preamble into that .patch (a new patch needs no other change: the folders are
@@ -375,15 +382,48 @@ function(scanlab_add_variants id dir make_test)
         add_test(NAME "${id}.mutant.${name}"
                  COMMAND "${CMAKE_COMMAND}" "-DTEST_EXE=$<TARGET_FILE:${test_exe}>" "-DMUTANT=${id}/${name}"
                          "-DTIMEOUT=${SCANLAB_MUTANT_TIMEOUT}" "-DPATCH=${patch}" ${SCANLAB_EMULATOR_ARG}
-                         "-DWATCHDOG=${SCANLAB_MUTANT_WATCHDOG_S}"
+                         "-DWATCHDOG=${SCANLAB_MUTANT_WATCHDOG_S}" "-DROOT=${PROJECT_SOURCE_DIR}"
+                         "-DPYTHON=${SCANLAB_KERNEL_PYTHON3}"
                          -P "${SCANLAB_CMAKE_DIR}/expect_caught.cmake")
       else()
-        add_test(NAME "${id}.valid.${name}" COMMAND ${test_exe} --gtest_brief=1)
+        add_test(NAME "${id}.valid.${name}"
+                 COMMAND "${CMAKE_COMMAND}" "-DTEST_EXE=$<TARGET_FILE:${test_exe}>" "-DVARIANT=${id}/${name}"
+                         "-DTIMEOUT=${SCANLAB_MUTANT_TIMEOUT}" ${SCANLAB_EMULATOR_ARG} "-DROOT=${PROJECT_SOURCE_DIR}"
+                         "-DPYTHON=${SCANLAB_KERNEL_PYTHON3}" -P "${SCANLAB_CMAKE_DIR}/expect_full_points.cmake")
       endif()
       set_tests_properties("${id}.${kind}.${name}" PROPERTIES
         LABELS "${kind};${id};cpu" TIMEOUT ${SCANLAB_MUTANT_TIMEOUT})
     endforeach()
   endforeach()
+  # The open level (chapters/<dir>/open_level.txt, tools/scanlab_lab/levels.py): its stubs, made from
+  # the solution, must build (warnings as the exercises') and score 0: every property of the rubric
+  # fails ("<ID>.open.stub", label "open").
+  set(spec "${PROJECT_SOURCE_DIR}/chapters/${dir}/open_level.txt")
+  if(EXISTS "${spec}")
+    set(out "${CMAKE_CURRENT_BINARY_DIR}/kernels/open_stub")
+    set(sources "")
+    foreach(file IN LISTS V_FILES)
+      list(APPEND sources "${PROJECT_SOURCE_DIR}/solutions/${dir}/${file}")
+    endforeach()
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${spec}" ${sources}
+                 "${PROJECT_SOURCE_DIR}/tools/scanlab_lab/levels.py")
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${PROJECT_SOURCE_DIR}/tools"
+                            "${SCANLAB_KERNEL_PYTHON3}" -m scanlab_lab open-level "${PROJECT_SOURCE_DIR}" ${dir}
+                            "${out}" ${V_FILES}
+                    RESULT_VARIABLE rc ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0)
+      message(SEND_ERROR "the open level of ${id} cannot be made: ${err}")
+    endif()
+    set(test_exe test_${us}_open_stub)
+    cmake_language(CALL ${make_test} ${test_exe} "${out}" "the TODO(student) blocks of the open level" ${V_EXTRA})
+    add_test(NAME "${id}.open.stub"
+             COMMAND "${CMAKE_COMMAND}" "-DTEST_EXE=$<TARGET_FILE:${test_exe}>" "-DMUTANT=${id}/open_stub"
+                     "-DTIMEOUT=${SCANLAB_MUTANT_TIMEOUT}" ${SCANLAB_EMULATOR_ARG}
+                     "-DWATCHDOG=${SCANLAB_MUTANT_WATCHDOG_S}" "-DROOT=${PROJECT_SOURCE_DIR}"
+                     "-DPYTHON=${SCANLAB_KERNEL_PYTHON3}" -DALL_PROPERTIES=ON
+                     -P "${SCANLAB_CMAKE_DIR}/expect_caught.cmake")
+    set_tests_properties("${id}.open.stub" PROPERTIES LABELS "open;${id};cpu" TIMEOUT ${SCANLAB_MUTANT_TIMEOUT})
+  endif()
 endfunction()
 
 # One bad-input test: run <program> (a target, or the path of a script such as ./lab) with the given

@@ -51,6 +51,23 @@ RunResult run_add_int32(const Algorithm& algorithm, const std::vector<std::int32
   return algorithm.run(request);
 }
 
+std::vector<std::vector<std::string>> traced_steps(const LaunchStats& launch, std::string_view array,
+                                                   std::uint32_t block) {
+  std::vector<std::vector<std::string>> steps;
+  for (const TraceFrame& frame : launch.trace) {
+    if (frame.name != array || frame.block != block) continue;
+    if (steps.empty() || steps.back() != frame.values) steps.push_back(frame.values);
+  }
+  return steps;
+}
+
+std::string no_trace_message(std::string_view array) {
+  const std::string a(array);
+  return "the kernel traces no shared array named " + a + ", so its steps cannot be compared with the book's: "
+         "after declaring it, call scanlab::trace_shared(\"" + a + "\", " + a +
+         ", count) to record it at every barrier (and see it with --trace)";
+}
+
 Algorithm algorithm_named(const AlgorithmTable& table, std::string_view name) {
   if (const Algorithm* a = find_algorithm(table, name)) return *a;
   throw std::runtime_error("no algorithm '" + std::string(name) + "' in this " +

@@ -85,6 +85,7 @@ struct Hierarchical {
   template <class T, class Op>
   class Scan {
    public:
+    static constexpr bool kTakesEmpty = true;  // n == 0 reaches hierarchical_scan (scanlab/launcher.hpp)
     explicit Scan(std::size_t n) : sums_(block_sums_elements(n, Sections::section_size)) {}
     static std::size_t workspace_bytes(std::size_t n) {
       return block_sums_elements(n, Sections::section_size) * sizeof(T);

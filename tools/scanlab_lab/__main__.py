@@ -18,6 +18,13 @@
                                            the sandbox, then --test outside it (grade-class)
     release ROOT --student DIR             write the student release (release.py)
     gradescope ROOT                        grade /autograder/submission (gradescope.py)
+    earned ROOT SECTION PROPERTY           after grade: exit 0 if the rubric's property was earned
+    open-level ROOT FOLDER OUT FILE...     write a section's kernel files at the open level into OUT
+    rubric-check ROOT SECTION FAILED_FILE [PROPERTY... | --all | --feedback-only]
+                                           a mutant's failed tests (one gtest name a line) against
+                                           grading.toml's rubric: exit 0 if they cost points (and
+                                           fail each PROPERTY), else 1 with the reason; with
+                                           --feedback-only (a valid variant): exit 0 if they cost none
 
 Errors are one line each on stderr, "[lab] error: ...", with exit status 2 for bad input."""
 import json
@@ -155,6 +162,70 @@ def main(argv):
     if command == "gradescope":
         from . import gradescope
         return gradescope.main(root, args)
+    if command == "earned":
+        # earned ROOT SECTION PROPERTY: was the property earned in the last ./lab grade (its summary)?
+        if len(args) != 2:
+            raise LabError("earned needs SECTION PROPERTY (see ./lab help)", 2)
+        (section,) = sections.resolve(sections.load(root), args[:1])
+        path = os.path.join(root, "build", "grade", "grade-summary.json")
+        try:
+            with open(path, encoding="utf-8") as f:
+                summary = json.load(f)
+        except (OSError, ValueError) as e:
+            raise LabError(f"no grade summary to read ({e}): run ./lab grade {section.id} first", 1)
+        graded = [s for s in summary.get("sections", []) if s.get("section") == section.id]
+        if not graded:
+            raise LabError(f"the last ./lab grade did not grade section {section.id}", 1)
+        props = {p["name"]: p for p in graded[0].get("properties", [])}
+        if args[1] not in props:
+            raise LabError(f"section {section.id} has no property '{args[1]}' (it has: {', '.join(props) or 'none'})", 2)
+        p = props[args[1]]
+        print(f"section {section.id}, {p['title']}: {p['points']:g} of {p['max_points']:g} points" +
+              ("" if p["passed"] else ": no test of it ran" if not p["tests"] else
+               f": failed by {', '.join(p['failed_tests'][:12])}" + (" ..." if len(p["failed_tests"]) > 12 else "")))
+        return 0 if p["passed"] else 1
+    if command == "open-level":
+        # open-level ROOT FOLDER OUT FILE...: the section's kernel files at the open level in OUT (the
+        # build's open-stub variant): the solution's files, with open_level.txt's bodies emptied.
+        from . import levels
+        folder, out, files = args[0], args[1], args[2:]
+        os.makedirs(out, exist_ok=True)
+        opened = levels.open_files(root, folder)
+        for f in files:
+            text = opened.get(f)
+            if text is None:
+                with open(os.path.join(root, "solutions", folder, f), encoding="utf-8") as s:
+                    text = s.read()
+            path = os.path.join(out, f)
+            old = open(path, encoding="utf-8").read() if os.path.isfile(path) else None
+            if old != text:  # unchanged files keep their dates: no rebuild
+                with open(path, "w", encoding="utf-8") as o:
+                    o.write(text)
+        return 0
+    if command == "rubric-check":
+        from . import config
+        if len(args) < 2:
+            raise LabError("rubric-check needs SECTION FAILED_FILE [PROPERTY...]", 2)
+        section_id, failed_file, must_fail = args[0], args[1], args[2:]
+        with open(failed_file, encoding="utf-8") as f:
+            failed = [line.strip() for line in f if line.strip()]
+        rules = config.load(root, [s.id for s in sections.load(root)])
+        if must_fail == ["--all"]:  # an untouched stub: every property fails
+            must_fail = [p.name for p in rules.rule(section_id).properties]
+        if must_fail == ["--feedback-only"]:  # a valid variant: full points, its failures all feedback
+            lost, feedback = config.failed_properties(rules.rule(section_id), failed)
+            if lost or not rules.rule(section_id).properties:
+                print(f"it fails {', '.join(lost) or 'tests that count'} ({', '.join(failed)})")
+                return 1
+            print(", ".join(feedback))
+            return 0
+        why = config.check_mutant(rules, section_id, failed, must_fail)
+        if why:
+            print(why)
+            return 1
+        rule = rules.rule(section_id)
+        print(", ".join(config.failed_properties(rule, failed)[0]) if rule.properties else "points lost")
+        return 0
     raise LabError(f"unknown command '{command}'", 2)
 
 

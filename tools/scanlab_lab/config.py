@@ -8,6 +8,7 @@
     [sections."11.3"]         # one section: any key of [default]
     weight = 5
     exclude = ["Measured.*"]
+    level = "open"            # the student release's exercise: "guided" (default) or "open" (levels.py)
 
     [sections."11.2".properties.exclusive]   # a rubric: the section's points come from properties,
     points = 3                               #   each earned when every test it decides passes
@@ -50,6 +51,7 @@ class Rule(NamedTuple):
     tests: Tuple[str, ...]
     exclude: Tuple[str, ...]
     properties: Tuple[Property, ...] = ()  # a rubric: the points come from these (weight is their sum)
+    level: str = "guided"  # the exercise the student release gives: guided or open (levels.py)
 
     def counts(self, test):
         """Does the test (its name after "<section>.exercise.<backend>.") count?"""
@@ -100,10 +102,13 @@ def rules_from(data, sections_known=None) -> Rules:
 def rule_from(table, base: Rule, where) -> Rule:
     if not isinstance(table, dict):
         raise LabError(f"{FILE}: {where} must be a table", 2)
-    bad = set(table) - {"weight", "tests", "exclude", "properties"}
+    bad = set(table) - {"weight", "tests", "exclude", "properties", "level"}
     if bad:
         raise LabError(f"{FILE}: {where} has an unknown key '{sorted(bad)[0]}' (use weight, tests, exclude, "
-                       "properties)", 2)
+                       "properties, level)", 2)
+    level = table.get("level", base.level)
+    if level not in ("guided", "open"):
+        raise LabError(f"{FILE}: {where} level must be \"guided\" or \"open\", not {level!r}", 2)
     if "properties" in table and where == "[default]":
         raise LabError(f"{FILE}: [default] cannot have properties: a rubric belongs to one section", 2)
     properties = properties_from(table.get("properties", {}), where)
@@ -124,7 +129,7 @@ def rule_from(table, base: Rule, where) -> Rule:
             raise LabError(f"{FILE}: {where} {key} must be a list of strings (test name patterns)", 2)
         lists[key] = tuple(v)
     weight = int(weight) if float(weight).is_integer() else float(weight)
-    return Rule(weight, lists["tests"], lists["exclude"], properties)
+    return Rule(weight, lists["tests"], lists["exclude"], properties, level)
 
 
 def properties_from(table, where) -> Tuple[Property, ...]:
@@ -156,6 +161,43 @@ def properties_from(table, where) -> Tuple[Property, ...]:
         points = int(points) if float(points).is_integer() else float(points)
         out.append(Property(name, title, points, lists["tests"], lists["exclude"]))
     return tuple(out)
+
+
+def failed_properties(rule: Rule, failed_tests) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
+    """(the properties of the rubric that these failed tests fail, the failed tests that no property
+    decides: feedback). Tests named after "<section>.exercise.<backend>." (gtest's own names)."""
+    counted = [t for t in failed_tests if rule.counts(t)]
+    failed = tuple(p.name for p in rule.properties if any(p.decides(t) for t in counted))
+    feedback = tuple(t for t in counted if not any(p.decides(t) for p in rule.properties))
+    return failed, feedback
+
+
+def check_mutant(rules: Rules, section_id, failed_tests, must_fail=()) -> str:
+    """Why a mutant whose tests `failed_tests` failed would still earn full points under the rubric
+    (or would not fail the properties its patch names in `must_fail`); "" when it loses points as it
+    should. A section without a rubric loses points for any counted failure."""
+    rule = rules.rule(section_id)
+    if not rule.properties:
+        unknown = must_fail
+        if unknown:
+            return f"its PROPERTY line names {', '.join(unknown)}, but section {section_id} has no rubric in {FILE}"
+        if not any(rule.counts(t) for t in failed_tests):
+            return f"every test it fails is left out by {FILE}: it would earn full points"
+        return ""
+    names = {p.name for p in rule.properties}
+    unknown = [m for m in must_fail if m not in names]
+    if unknown:
+        return (f"its PROPERTY line names '{unknown[0]}', which is not a property of section {section_id} "
+                f"(they are {', '.join(sorted(names))})")
+    failed, feedback = failed_properties(rule, failed_tests)
+    if not failed:
+        return (f"it fails only tests that earn no points ({', '.join(feedback) or 'none counted'}): "
+                f"under {FILE}'s rubric for {section_id} it would earn full points")
+    missed = [m for m in must_fail if m not in failed]
+    if missed:
+        return (f"it should fail the property '{missed[0]}' (its PROPERTY line) but fails "
+                f"{', '.join(failed)}")
+    return ""
 
 
 # ---- the subset reader (Python < 3.11) --------------------------------------------------------------

@@ -12,7 +12,7 @@ import sys
 import xml.etree.ElementTree as ET
 from typing import Dict, List
 
-from . import LabError, buildlog, config, ctest, diagnose, exercises, report, sandbox
+from . import LabError, buildlog, config, ctest, diagnose, exercises, levels, report, sandbox
 from . import sections as sections_file
 from .sections import Section
 
@@ -207,6 +207,11 @@ class Grading:
             in_place = os.path.realpath(self.student_dir) == os.path.realpath(os.path.join(self.root, "exercises"))
             stubs = exercises.stubs(self.root, section.folder, in_place)
             untouched = exercises.untouched(os.path.join(self.student_dir, section.folder), stubs)
+            # A file may also be an untouched stub of the open level (made from the solutions, where
+            # they are; a release's own exercises/ are its level's stubs already).
+            opened = levels.open_files(self.root, section.folder)
+            untouched = sorted(set(untouched) | set(exercises.untouched(
+                os.path.join(self.student_dir, section.folder), opened)))
             points = round(rule.weight * passed / total, 1) if total else 0.0
             properties = []
             for p in rule.properties:  # a rubric: each property earned when every test it decides passes
@@ -227,7 +232,7 @@ class Grading:
                 "notes": operand_order_notes([(short(c), c.result) for c in mine]),
                 "warnings": b["warnings"],
                 "untouched": [f"{self.label}/{section.folder}/{f}" for f in untouched],
-                "not_started": bool(untouched) and len(untouched) == len(stubs),
+                "not_started": bool(untouched) and len(untouched) == len(set(stubs) | set(opened)),
                 "build_log": b["log"],
             })
         summary["total_points"] = round(sum(s["points"] for s in summary["sections"]), 1)
@@ -246,7 +251,8 @@ def operand_order_notes(results) -> List[str]:
     """From [(test name after "<section>.exercise.<backend>.", result)]: for each kernel whose `last`
     scans fail while all its scans with the other operators pass, a note that says so. `last` (keep the
     later element) is the one operator of the lab where the order of the operands matters, so a kernel
-    that combines them the wrong way round fails it alone."""
+    that combines them the wrong way round fails it alone. And for each kernel whose add scans all pass
+    while every other operator's fail: a kernel that adds (the book's figures use +) instead of op."""
     ops: Dict[str, Dict[str, set]] = {}
     for name, result in results:
         m = re.match(r"^Grading\.(\w+)\.\w+?_(add|max|min|last)_(?:inclusive|exclusive)$", name)
@@ -259,6 +265,10 @@ def operand_order_notes(results) -> List[str]:
             notes.append(f"{kernel}: only the scans with the `last` operator fail, and every scan with add, max and "
                          f"min passes. `last` is the one operator here whose operands' order matters: "
                          f"op(a, b) must get the earlier element as a, the later as b")
+        others = [r for op, rs in by_op.items() if op != "add" for r in rs]
+        if by_op.get("add") == {"passed"} and others and all(r == "failed" for r in others):
+            notes.append(f"{kernel}: every scan with add passes, and every scan with max, min and last fails: "
+                         f"does the kernel add (a + b, +=) where it should apply the operator, op(a, b)?")
     return notes
 
 

@@ -377,12 +377,14 @@ void Block::memory_point(CudaThread& t, Where where) {
 }
 
 void Block::memory_changed(CudaThread& t) {
-  worker_.bump_progress();
-  ++stuck_progress_;
-  if (interleave_ == nullptr) return;
   bool go_on = true;
   {
+    // The emulator's counters, which every thread that changes memory touches: in race mode TSan
+    // would report them as a race between two such threads of a block (cuda::atomic_ref, atomicCAS).
     const RaceModeIgnore ignore = own_bookkeeping();
+    worker_.bump_progress();
+    ++stuck_progress_;
+    if (interleave_ == nullptr) return;
     interleave_->changed(slot_);
     go_on = interleave_->reschedule(slot_, worker_);  // another block may run now
   }
@@ -390,6 +392,11 @@ void Block::memory_changed(CudaThread& t) {
     t.abandoned = true;  // the launch failed while this block waited: run no more kernel code
     throw Abandoned{};
   }
+}
+
+void Block::note_dynamic_element_size(std::size_t size) {
+  const RaceModeIgnore ignore = own_bookkeeping();  // every thread that views the buffer writes it
+  dynamic_element_size = size;
 }
 
 unsigned Block::active_mask(const CudaThread& t) const {

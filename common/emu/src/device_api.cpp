@@ -134,7 +134,7 @@ void count_op() {
 void* dynamic_shared_memory(std::size_t element_size) {
   impl::CudaThread* t = tls_thread;
   if (t == nullptr) return nullptr;
-  if (element_size != 0) t->block->dynamic_element_size = element_size;
+  if (element_size != 0) t->block->note_dynamic_element_size(element_size);
   return t->block->dynamic_shared;
 }
 

@@ -448,6 +448,7 @@ class Block : public detail::BlockBuiltins {
 
   void* dynamic_shared = nullptr;
   std::size_t dynamic_element_size = 0;  ///< sizeof(T) of the kernel's dynamic_shared<T>(), if called
+  void note_dynamic_element_size(std::size_t size);  ///< sets it (in race mode, unseen by TSan)
 
  private:
   friend class Worker;

@@ -190,4 +190,20 @@ SCANLAB_TEST_API int static_overflow_barrier_line();
 /// `most_resident`: the most blocks that had started and not yet ended at one time.
 SCANLAB_TEST_API std::vector<int> resident_static_shared(unsigned blocks, unsigned threads, unsigned& most_resident);
 
+// ---- kernels_groups.cpp: cooperative groups and cuda::atomic_ref, wrong on purpose ----
+/// block.sync() by threads 0-15 and cg::sync(block) by threads 16-31: barrier divergence.
+SCANLAB_TEST_API void group_divergence();
+/// Rank 3 of each tile of 16 exits before cg::inclusive_scan(tile, v).
+SCANLAB_TEST_API void tile_lane_exits();
+/// Thread 0 spins on an acquire load of a status word that stays 0.
+SCANLAB_TEST_API void never_published();
+/// cuda::atomic_ref::load with memory_order_release.
+SCANLAB_TEST_API void release_load();
+/// Block 1 writes a value and publishes it with a cuda::atomic_ref store (release, or relaxed);
+/// block 0 waits with loads (acquire, or relaxed) and returns what it then reads (42).
+SCANLAB_TEST_API int flag_handoff(bool relaxed);
+/// Where each of the above calls (lines of kernels_groups.cpp): 0, 1 the two syncs, 2 the scan,
+/// 3 the spin, 4 the load, 5 flag_handoff's read of the data.
+SCANLAB_TEST_API int group_line(int which);
+
 }  // namespace emu_test

@@ -47,6 +47,9 @@ TEST_F(Emu, RaceModeReportsNothingForCorrectKernels) {
     EXPECT_EQ(carries.back(), 8 * 9 / 2);
     EXPECT_EQ(lookback(9, 32, LookbackBug::none).back(), 8 * 9 / 2);
   }
+  // A flag published with a release store of cuda::atomic_ref and read with acquire loads.
+  settings().resident_blocks = 4;
+  EXPECT_EQ(flag_handoff(false), 42);
   EXPECT_EQ(tsan_reports, before) << "ThreadSanitizer reported a race in a correct kernel";
 #endif
 }
@@ -65,6 +68,25 @@ TEST(EmuDeathTest, RaceModeReportsTheMissingBarrier) {
   // halt_on_error (the tsan test preset's setting) ends the process at the report (exit status 66).
   EXPECT_EXIT(racy(), [](int) { return true; },
               "WARNING: ThreadSanitizer: data race(.|\n)*kogge_stone_kernel(.|\n)*kogge_stone_kernel");
+#endif
+}
+
+// The same flag with relaxed stores and loads (cuda::atomic_ref): it orders nothing, so the read of
+// the data after it is a race. TSan sees it because the emulator hands the memory order to the
+// compiler's atomics as a constant (a variable would make every access sequentially consistent).
+TEST(EmuDeathTest, RaceModeReportsARelaxedFlag) {
+  SCANLAB_SKIP_WITHOUT_TSAN();
+#if defined(__SANITIZE_THREAD__)
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const auto racy = [] {
+    settings().tsan_races = true;
+    flag_handoff(true);
+    std::_Exit(0);  // no report, no halt: the test fails on the missing text below
+  };
+  // (The stack names the kernel and its file; the parent process never ran the kernel, so it does not
+  // know the line that group_line(5) records.)
+  EXPECT_EXIT(racy(), [](int) { return true; },
+              "WARNING: ThreadSanitizer: data race(.|\n)*flag_handoff_kernel[^\n]*kernels_groups.cpp:");
 #endif
 }
 

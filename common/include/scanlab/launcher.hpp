@@ -490,7 +490,13 @@ void time_runs(const Request& request, std::vector<double>& times_ms, Run&& run_
 ///   void operator()(const T* d_in, T* d_out, std::size_t n, Op op, ScanKind kind);  // launches
 ///   static std::size_t workspace_bytes(std::size_t n);  // for the memory check
 /// The verified run poisons the output first; timed runs re-upload the input when scanning in place,
-/// and are timed only after one warm-up run.
+/// and are timed only after one warm-up run. n == 0 is not passed on (a launch of 0 blocks is an
+/// error), unless the class says that its own host code handles it, as its contract promises:
+///   static constexpr bool kTakesEmpty = true;   // (11.6: the student's launch sequence)
+/// so that host code which launches 0 blocks for n == 0 fails as it would on a GPU.
+template <class S>
+inline constexpr bool takes_empty = requires { requires S::kTakesEmpty; };
+
 template <template <class, class> class Scan>
 RunResult run_scan(const RunRequest& request) {
   require_backend();
@@ -510,7 +516,7 @@ RunResult run_scan(const RunRequest& request) {
     input.upload(static_cast<const T*>(request.input));
     if (!p.in_place) output.poison();
     result.launches = run_counted(request.trace, [&] {
-      if (n > 0) scan(input.data(), d_out, n, op, p.kind);  // (a launch of 0 blocks is an error)
+      if (n > 0 || takes_empty<Scan<T, Op>>) scan(input.data(), d_out, n, op, p.kind);
     });
     if (n > 0) {
       if (p.in_place) {

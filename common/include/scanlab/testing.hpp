@@ -104,6 +104,17 @@ inline const std::vector<std::int32_t> kExercise{4, 6, 7, 1, 2, 8, 5, 2};
 inline const std::vector<std::int32_t> kExerciseInclusive{4, 10, 17, 18, 20, 28, 33, 35};
 inline const std::vector<std::int32_t> kExerciseExclusive{0, 4, 10, 17, 18, 20, 28, 33};
 
+/// The steps of a traced launch (--trace) as the book draws them: the values of the shared array
+/// `array` of block `block` after each barrier and at the block's end, each state once. A frame equal
+/// to the one before it is left out: a barrier with no write since the last one is slow, not wrong,
+/// so an extra barrier never changes the steps.
+std::vector<std::vector<std::string>> traced_steps(const LaunchStats& launch, std::string_view array,
+                                                   std::uint32_t block = 0);
+
+/// What a trace test says of a kernel that traces no shared array named `array` (a kernel of the open
+/// level, written without scanlab::trace_shared).
+std::string no_trace_message(std::string_view array);
+
 /// `table` with its first algorithm only (the one a section grades over every type and operator).
 inline AlgorithmTable first_algorithm_only(const AlgorithmTable& table) {
   return {table.backend, table.algorithms.first(1), table.device};

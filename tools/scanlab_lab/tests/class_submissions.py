@@ -143,9 +143,10 @@ def main(root, out, port):
     folder("broken_type", solution.replace("y[0] = x[0];", "y[0] = x;"), 0)
     folder("include_solution", solution.replace(HOOK, HOOK + f'#include "../../solutions/{FOLDER}/{FILE}"\n', 1)
            .replace('#include "scanlab/kernel.hpp"', '#include "scanlab/kernel.hpp"'), 0)
-    # A hanging inclusive scan (a spin the emulator's watchdog ends): the 22 tests that run an inclusive
-    # scan fail (21 + the book's example and the operator count), the 20 exclusive ones pass: 4.8.
-    folder("hangs", solution.replace(HOOK, HOOK + "  volatile int stop = 0;\n  while (stop == 0) {}\n"), 4.8)
+    # A hanging inclusive scan (a spin the emulator's watchdog ends): the tests that run an inclusive
+    # scan fail (and the book's example, which runs both kinds); of grading.toml's rubric for 11.1 only
+    # the exclusive scans' 4 points are earned (the `last` operator's property has inclusive tests too).
+    folder("hangs", solution.replace(HOOK, HOOK + "  volatile int stop = 0;\n  while (stop == 0) {}\n"), 4)
     # Hostile, contained: scores as the correct kernel it wraps, but for what the attack itself breaks.
     for name, code in ATTACKS.items():
         code = code.replace("@ROOT@", root).replace("@PORT@", str(port))

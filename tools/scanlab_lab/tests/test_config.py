@@ -33,7 +33,14 @@ class Read(unittest.TestCase):
         rules = config.load(ROOT, [s.id for s in sections.load(ROOT)])
         with open(os.path.join(ROOT, "grading.toml"), encoding="utf-8") as f:
             self.assertEqual(config.rules_from(config.parse_subset(f.read())).default, config.DEFAULT)
-        self.assertEqual(rules.rule("11.2"), config.DEFAULT)
+        # Every section ships a rubric of 10 points (points for correctness; the counts are feedback).
+        for s in sections.load(ROOT):
+            rule = rules.rule(s.id)
+            self.assertTrue(rule.properties, s.id)
+            self.assertEqual(rule.weight, 10, s.id)
+        self.assertFalse(any(p.decides("Section11_4.AppliesTheOperator2NMinus2MinusLog2NTimes")
+                             for p in rules.rule("11.4").properties))
+        self.assertTrue(any(p.decides("WorkModel.SequentialIsNMinusOne") for p in rules.rule("11.3").properties))
 
     def test_rules(self):
         rules = config.rules_from(config.parse_subset(TEXT), ["11.1", "11.2"])
@@ -129,6 +136,41 @@ class Rubric(unittest.TestCase):
         # Not built: no property is earned.
         broken = {"11.1": {"status": "build-failed", "warnings": [], "error": "x.cuh:1: error", "log": None}}
         self.assertEqual(g.summarise(broken, ["cpu"])["sections"][0]["points"], 0)
+
+    def test_a_mutant_must_cost_points(self):
+        """rubric-check (expect_caught.cmake): a mutant's failed tests must fail a property, and the ones
+        its PROPERTY line names; failing only feedback tests (counts, traces) earns full points."""
+        rules = config.rules_from(config.parse_subset(RUBRIC), ["11.1", "11.2"])
+        self.assertEqual(config.check_mutant(rules, "11.1", ["Grading.sequential.int32_add_inclusive"], ["inclusive"]), "")
+        self.assertEqual(config.failed_properties(rules.rule("11.1"), ["Grading.sequential.int32_add_inclusive",
+                                                                      "Section11_1.AppliesTheOperatorNMinusOneTimes"]),
+                         (("inclusive",), ("Section11_1.AppliesTheOperatorNMinusOneTimes",)))
+        self.assertIn("it would earn full points",
+                      config.check_mutant(rules, "11.1", ["Section11_1.AppliesTheOperatorNMinusOneTimes"]))
+        self.assertIn("it should fail the property 'book'",
+                      config.check_mutant(rules, "11.1", ["Grading.sequential.int32_add_inclusive"], ["book"]))
+        self.assertIn("'nope', which is not a property of section 11.1",
+                      config.check_mutant(rules, "11.1", ["Grading.sequential.int32_add_inclusive"], ["nope"]))
+        # Without a rubric: any counted failure costs points.
+        self.assertEqual(config.check_mutant(rules, "11.2", ["Grading.kogge_stone.int32_add_inclusive"]), "")
+        self.assertIn("has no rubric", config.check_mutant(rules, "11.2", ["X.y"], ["inclusive"]))
+
+    def test_the_lab_mutants_name_properties(self):
+        """Each mutant's PROPERTY line names a property of its section's rubric in the lab's grading.toml."""
+        import glob
+        import re
+        rules = config.load(ROOT, [s.id for s in sections.load(ROOT)])
+        patches = glob.glob(os.path.join(ROOT, "chapters", "*", "mutants", "*.patch"))
+        self.assertGreater(len(patches), 50)
+        for path in patches:
+            folder = os.path.basename(os.path.dirname(os.path.dirname(path)))
+            sid = ".".join(folder.split("_")[:2])
+            with open(path, encoding="utf-8") as f:
+                m = re.search(r"^PROPERTY: (.*)$", f.read().split("\n--- ")[0], re.M)
+            self.assertTrue(m, f"{path} has no PROPERTY line")
+            names = {p.name for p in rules.rule(sid).properties}
+            for name in re.split(r"[ ,]+", m.group(1).strip()):
+                self.assertIn(name, names, path)
 
     def test_errors(self):
         for text, says in ((RUBRIC.replace("[sections.\"11.1\".properties.book]", "[sections.\"11.1\"]\nweight = 3\n"

@@ -30,7 +30,12 @@ class Summary(unittest.TestCase):
         s = summary["sections"][0]
         for key in ("section", "status", "passed", "failed", "skipped", "total", "points", "max_points", "failed_tests"):
             self.assertIn(key, s)
-        self.assertEqual((s["status"], s["passed"], s["failed"], s["total"], s["points"]), ("graded", 18, 24, 42, 4.3))
+        self.assertEqual((s["status"], s["passed"], s["failed"], s["total"], s["points"]), ("graded", 18, 24, 42, 1))
+        # The rubric (grading.toml): only the book's example of 11.1 is earned; the report says so.
+        self.assertEqual([(p["name"], p["points"]) for p in s["properties"]],
+                         [("inclusive", 0), ("exclusive", 0), ("operand_order", 0), ("book_example", 1)])
+        self.assertIn("[x] the book's example: 1 of 1 points", text)
+        self.assertIn("[ ] inclusive scans: every type, operator and size: 0 of 4 points: failed by", text)
         kinds = [t["kind"] for t in s["failed_tests"]]
         self.assertEqual((kinds.count("crash"), kinds.count("wrong value")), (20, 4))
         self.assertTrue(all(t["why"] for t in s["failed_tests"]))
@@ -96,6 +101,14 @@ class OperandOrder(unittest.TestCase):
         self.assertEqual(grade.operand_order_notes([(n, "failed" if "_last_" in n or "_add_" in n else "passed")
                                                     for n in names]), [])
         self.assertEqual(grade.operand_order_notes([("Grading.k.int32_last_inclusive", "failed")]), [])
+
+    def test_only_add_passes(self):
+        names = [f"Grading.kogge_stone.int32_{op}_{kind}" for op in ("add", "max", "min", "last")
+                 for kind in ("inclusive", "exclusive")]
+        notes = grade.operand_order_notes([(n, "passed" if "_add_" in n else "failed") for n in names])
+        self.assertEqual(len(notes), 1)
+        self.assertIn("does the kernel add (a + b, +=) where it should apply the operator", notes[0])
+        self.assertEqual(grade.operand_order_notes([(n, "failed") for n in names]), [])  # nothing passes
 
 
 class Report(unittest.TestCase):

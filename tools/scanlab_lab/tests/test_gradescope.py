@@ -53,11 +53,11 @@ class Results(unittest.TestCase):
         check_format(self, data)
         self.assertEqual(len(data["tests"]), len(all_sections))
         first = data["tests"][0]
-        self.assertEqual((first["score"], first["max_score"], first["status"]), (4.3, 10, "failed"))
+        self.assertEqual((first["score"], first["max_score"], first["status"]), (1, 10, "failed"))
         self.assertIn("18 of 42 tests passed", first["output"])
         self.assertIn("element 510 of 511 is 889, expected 892", first["output"])
         self.assertEqual(data["tests"][1]["output"], "not graded: missing folder")
-        self.assertEqual(data["score"], 4.3)
+        self.assertEqual(data["score"], 1)
 
 
     def test_diagnoses_keep_their_angle_brackets(self):

@@ -8,7 +8,7 @@ import subprocess
 import tempfile
 import unittest
 
-from scanlab_lab import config, exercises, release, sections
+from scanlab_lab import LabError, config, exercises, release, sections
 from scanlab_lab.tests.util import FIXTURES, ROOT, broken_kernel
 
 
@@ -146,7 +146,7 @@ class ClassroomWorkflow(unittest.TestCase):
         (job,) = data["jobs"].values()
         return job["steps"]
 
-    def check(self, text, all_sections, weights, scale):
+    def check(self, text, all_sections, rules, scale):
         steps = self.steps(text)
         for step in steps:
             if "uses" not in step:
@@ -158,10 +158,25 @@ class ClassroomWorkflow(unittest.TestCase):
             self.assertLessEqual(set(declared["required"]), set(given), step["name"])
             self.assertTrue(all(isinstance(v, str) for v in given.values()), step["name"])  # inputs are strings
         graders = [s for s in steps if s.get("uses") == release.GRADER]
-        self.assertEqual([s["with"]["command"] for s in graders], [f"./lab grade {s.id}" for s in all_sections])
-        self.assertEqual([s["name"] for s in graders], [f"Section {s.id}: {s.title}" for s in all_sections])
-        # parseInt keeps every point: whole numbers, weight x scale.
-        self.assertEqual([s["with"]["max-score"] for s in graders], [str(round(w * scale)) for w in weights])
+        # A section with a rubric: its grading once (a plain step, before its first property), then a
+        # graded step per property (partial credit); without: one graded step, ./lab grade.
+        want, points = [], []
+        for sec in all_sections:
+            rule = rules.rule(sec.id)
+            if rule.properties:
+                want += [(f"Section {sec.id}: {p.title}", f"./lab earned {sec.id} {p.name}") for p in rule.properties]
+                points += [p.points for p in rule.properties]
+                first = next(s for s in graders if s["with"]["command"].startswith(f"./lab earned {sec.id} "))
+                before = steps[steps.index(first) - 1]
+                self.assertEqual(before["run"], f"./lab grade {sec.id} || true")
+                self.assertEqual(before["timeout-minutes"], 30)
+            else:
+                want.append((f"Section {sec.id}: {sec.title}", f"./lab grade {sec.id}"))
+                points.append(rule.weight)
+        self.assertEqual([(s["name"], s["with"]["command"]) for s in graders], want)
+        self.assertEqual(sum(points), sum(rules.rule(sec.id).weight for sec in all_sections))
+        # parseInt keeps every point: whole numbers, points x scale.
+        self.assertEqual([s["with"]["max-score"] for s in graders], [str(round(w * scale)) for w in points])
         for s in graders:
             float(s["with"]["timeout"])  # parseFloat, minutes
         # Every package before the first timed step, and none inside one.
@@ -181,8 +196,8 @@ class ClassroomWorkflow(unittest.TestCase):
     def test_the_lab(self):
         all_sections = sections.load(ROOT)
         rules = config.load(ROOT)
-        weights = [rules.rule(s.id).weight for s in all_sections]
-        self.check(release.workflow(ROOT), all_sections, weights, release.point_scale(weights))
+        points = [g[3] for g in release.graded_steps(all_sections, rules)]
+        self.check(release.workflow(ROOT), all_sections, rules, release.point_scale(points))
 
     def test_fractional_weights_and_titles_that_need_quoting(self):
         all_sections = [sections.Section("11_1_a", "11.1", "What scan is for: compaction, partition"),
@@ -192,10 +207,37 @@ class ClassroomWorkflow(unittest.TestCase):
                                                                            "11.3": {"weight": 2.25}}})
         text = release.workflow(ROOT, all_sections, rules)
         self.assertEqual(release.point_scale([10, 7.5, 2.25]), 100)
-        self.check(text, all_sections, [10, 7.5, 2.25], 100)
+        self.check(text, all_sections, rules, 100)
         self.assertIn("x100", text)  # the workflow says its points are scaled
         self.assertEqual(release.point_scale([10, 5]), 1)
         self.assertEqual(release.point_scale([7.5]), 10)
+
+
+class Earned(unittest.TestCase):
+    """./lab earned SECTION PROPERTY: a Classroom step's verdict on one property, from the summary that
+    the section's ./lab grade step wrote."""
+
+    def test_reads_the_summary(self):
+        from scanlab_lab import __main__ as cli
+        tmp = tempfile.mkdtemp()
+        try:
+            os.makedirs(os.path.join(tmp, "chapters"))
+            shutil.copy(os.path.join(ROOT, "chapters", "sections.txt"), os.path.join(tmp, "chapters"))
+            with self.assertRaisesRegex(LabError, "run ./lab grade 11.2 first"):
+                cli.main(["earned", tmp, "11.2", "kogge_stone"])
+            os.makedirs(os.path.join(tmp, "build", "grade"))
+            prop = lambda name, ok: {"name": name, "title": name, "points": 3 if ok else 0, "max_points": 3,
+                                     "passed": ok, "tests": 40, "failed_tests": [] if ok else ["11.2.exercise.cpu.X.y"]}
+            with open(os.path.join(tmp, "build", "grade", "grade-summary.json"), "w") as f:
+                json.dump({"sections": [{"section": "11.2", "properties": [prop("a", True), prop("b", False)]}]}, f)
+            self.assertEqual(cli.main(["earned", tmp, "11.2", "a"]), 0)
+            self.assertEqual(cli.main(["earned", tmp, "11_2", "b"]), 1)
+            with self.assertRaisesRegex(LabError, "has no property 'c' \\(it has: a, b\\)"):
+                cli.main(["earned", tmp, "11.2", "c"])
+            with self.assertRaisesRegex(LabError, "did not grade section 11.4"):
+                cli.main(["earned", tmp, "11.4", "a"])
+        finally:
+            shutil.rmtree(tmp)
 
 
 if __name__ == "__main__":

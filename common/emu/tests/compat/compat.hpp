@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scanlab/algorithm.hpp"  // SCANLAB_EXPORT
@@ -64,6 +65,64 @@ inline AtomicTotals atomics_start() {
   return a;
 }
 
+/// Launch shape of groups_kernel: 2 blocks of 32 x 3 threads (three warps, numbered x fastest).
+constexpr unsigned kGroupBlocks = 2, kGroupBlockX = 32, kGroupBlockY = 3, kGroupThreads = kGroupBlockX * kGroupBlockY;
+/// Values each thread of groups_kernel writes (see the kernel for which is which).
+constexpr unsigned kGroupValues = 36;
+
+/// collectives_kernel: one block of 64 threads; each thread writes kCollectiveValues results of
+/// cg::reduce and the cg scans over tiles of 32, 16 and 8 threads, all as doubles (every value is an
+/// integer small enough to be exact).
+constexpr unsigned kCollectiveThreads = 64, kCollectiveValues = 16;
+
+/// block_scan_kernel's blocks (each scans its own section of kBlockScanThreads elements).
+constexpr unsigned kBlockScanThreads = 256;
+/// lookback_scan_kernel's tiles: one block of kLookbackThreads threads per kLookbackThreads elements.
+constexpr unsigned kLookbackThreads = 128;
+
+/// What cuda_atomics_kernel leaves in device memory: cuda::atomic_ref, cuda::std::atomic_ref and
+/// cuda::atomic in shared memory, each operation with the memory orders a kernel gives them.
+struct CudaAtomicTotals {
+  int add_int;
+  unsigned sub_unsigned;
+  float add_float;
+  double add_double;
+  unsigned long long add_ull;
+  int max_int, min_int;
+  unsigned long long max_ull;
+  unsigned min_unsigned;
+  float max_float;
+  double min_double;
+  unsigned and_unsigned, or_unsigned, xor_unsigned;
+  unsigned long long and_ull, or_ull, xor_ull;
+  int cas_strong_int;             ///< a compare_exchange_strong loop per thread (acq_rel, acquire)
+  unsigned long long cas_weak_ull;  ///< a compare_exchange_weak loop per thread (seq_cst)
+  unsigned cas_relaxed_acquire;   ///< a loop with success relaxed, failure acquire
+  // Thread 0 alone: an exchange, a failing compare-exchange, a release store and an acquire load.
+  int exch_int, exch_int_old;
+  int cas_fail, cas_fail_expected, cas_fail_result;
+  int stored, loaded;
+  int system_int;        ///< cuda::atomic_ref<int, cuda::thread_scope_system>::fetch_add
+  unsigned std_unsigned; ///< cuda::std::atomic_ref<unsigned>::fetch_add
+  int ops_int;           ///< the operators of cuda::std::atomic_ref: ++r, r += 3, r -= 1, r++, r--
+  int block_ref[2];      ///< per block: cuda::atomic_ref<int, cuda::thread_scope_block> on a __shared__ int
+  int block_atomic[2];   ///< per block: a __shared__ cuda::atomic<int, cuda::thread_scope_block>
+  int block_std_atomic[2];  ///< per block: a __shared__ cuda::std::atomic<int>, then its fetch_max
+};
+
+inline CudaAtomicTotals cuda_atomics_start() {
+  CudaAtomicTotals a{};
+  a.sub_unsigned = 1000;
+  a.max_int = -1000;
+  a.min_unsigned = 0xFFFFFFFFu;
+  a.max_float = -1.0f;
+  a.and_unsigned = ~0u;
+  a.and_ull = ~0ull;
+  a.exch_int = -5;
+  a.cas_fail = 5;
+  return a;
+}
+
 /// One backend's runs of the suite's kernels.
 struct CompatBackend {
   const char* name;
@@ -84,6 +143,18 @@ struct CompatBackend {
   /// {__ballot_sync of even lanes, __any_sync, __all_sync, __shfl_up_sync(t, 1), __shfl_xor_sync(t, 1),
   ///  __activemask(), __syncthreads_count(even), __syncthreads_and(t < 64), __syncthreads_or(t == 5)}.
   std::vector<unsigned> (*warp_and_block)();
+  /// cooperative_groups: this_thread_block() and tiles of 32, 16, 4 and 2 threads; per thread of
+  /// groups_kernel, kGroupValues values (block-major).
+  std::vector<unsigned> (*groups)();
+  /// cg::reduce, cg::inclusive_scan, cg::exclusive_scan on `inputs` (kCollectiveThreads of them).
+  std::vector<double> (*collectives)(const std::vector<int>& inputs);
+  /// A block scan built of cg::inclusive_scan over warps: each block of kBlockScanThreads scans its
+  /// own section of `inputs`.
+  std::vector<int> (*block_scan)(const std::vector<int>& inputs);
+  /// A single-pass scan of `inputs` with a decoupled look-back over tiles, through cuda::atomic_ref
+  /// (release stores, acquire loads). Returns the scan, then each tile's final status word.
+  std::pair<std::vector<int>, std::vector<unsigned long long>> (*lookback_scan)(const std::vector<int>& inputs);
+  CudaAtomicTotals (*cuda_atomics)();
   /// Devices. The cpu backend's model: `set_devices(g)` makes it g devices, none with peer access
   /// (null on the cuda backend, whose devices are the machine's).
   void (*set_devices)(int devices);

@@ -65,6 +65,71 @@ std::vector<unsigned> run_warp_and_block() {
   return result;
 }
 
+std::vector<unsigned> run_groups() {
+  constexpr unsigned kValues = kGroupValues * kGroupThreads * kGroupBlocks;
+  DeviceBuffer<unsigned> out(kValues);
+  launch(groups_kernel, {"groups_kernel", dim3(kGroupBlocks), dim3(kGroupBlockX, kGroupBlockY), 0}, out.data());
+  synchronize();
+  std::vector<unsigned> result(kValues);
+  out.download(result.data());
+  return result;
+}
+
+std::vector<double> run_collectives(const std::vector<int>& inputs) {
+  DeviceBuffer<int> in(kCollectiveThreads);
+  DeviceBuffer<double> out(kCollectiveValues * kCollectiveThreads);
+  in.upload(inputs.data());
+  launch(collectives_kernel, {"collectives_kernel", 1, kCollectiveThreads, 0}, in.data(), out.data());
+  synchronize();
+  std::vector<double> result(kCollectiveValues * kCollectiveThreads);
+  out.download(result.data());
+  return result;
+}
+
+std::vector<int> run_block_scan(const std::vector<int>& inputs) {
+  const auto n = static_cast<unsigned>(inputs.size());
+  DeviceBuffer<int> in(n), out(n);
+  in.upload(inputs.data());
+  const unsigned blocks = (n + kBlockScanThreads - 1) / kBlockScanThreads;
+  launch(block_scan_kernel, {"block_scan_kernel", blocks, kBlockScanThreads, 0}, in.data(), out.data(), n);
+  synchronize();
+  std::vector<int> result(n);
+  out.download(result.data());
+  return result;
+}
+
+std::pair<std::vector<int>, std::vector<unsigned long long>> run_lookback_scan(const std::vector<int>& inputs) {
+  const auto n = static_cast<unsigned>(inputs.size());
+  const unsigned tiles = (n + kLookbackThreads - 1) / kLookbackThreads;
+  DeviceBuffer<int> in(n), out(n);
+  DeviceBuffer<unsigned long long> status(tiles);
+  DeviceBuffer<unsigned> ticket(1);
+  in.upload(inputs.data());
+  const std::vector<unsigned long long> no_status(tiles, 0);
+  status.upload(no_status.data());
+  const unsigned zero = 0;
+  ticket.upload(&zero);
+  launch(lookback_scan_kernel, {"lookback_scan_kernel", tiles, kLookbackThreads, 0}, in.data(), out.data(),
+         status.data(), ticket.data(), n);
+  synchronize();
+  std::pair<std::vector<int>, std::vector<unsigned long long>> result{std::vector<int>(n),
+                                                                      std::vector<unsigned long long>(tiles)};
+  out.download(result.first.data());
+  status.download(result.second.data());
+  return result;
+}
+
+CudaAtomicTotals run_cuda_atomics() {
+  DeviceBuffer<CudaAtomicTotals> d(1);
+  const CudaAtomicTotals start = cuda_atomics_start();
+  d.upload(&start);
+  launch(cuda_atomics_kernel, {"cuda_atomics_kernel", 2, 64, 0}, d.data());
+  synchronize();
+  CudaAtomicTotals out{};
+  d.download(&out);
+  return out;
+}
+
 #if defined(SCANLAB_BACKEND_CPU)
 void set_emulated_devices(int devices) {
   emu::settings().devices = devices;
@@ -118,6 +183,7 @@ CompatBackend SCANLAB_FOR_BACKEND(backend)() {
 #endif
   return {name, &require_backend, &run_atomics, &run_intrinsics,
           &run_dynamic_shared_views, &run_extern_shared_views, &run_print, &run_warp_and_block,
+          &run_groups, &run_collectives, &run_block_scan, &run_lookback_scan, &run_cuda_atomics,
           set_devices, [] { return device_count(); }, &run_peer_read, &run_launch_into_other_devices_stream};
 }
 

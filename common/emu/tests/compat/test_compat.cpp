@@ -195,6 +195,206 @@ TEST_P(EmuCompat, WarpVotesShufflesAndCountingBarriersStillWork) {
   }
 }
 
+// ---- cooperative groups ---------------------------------------------------------------------------
+
+TEST_P(EmuCompat, CooperativeGroupsBlockAndTilesRankShuffleAndVote) {
+  const std::vector<unsigned> out = GetParam().groups();
+  ASSERT_EQ(out.size(), kGroupValues * kGroupThreads * kGroupBlocks);
+  for (unsigned b = 0; b < kGroupBlocks; ++b) {
+    for (unsigned r = 0; r < kGroupThreads; ++r) {
+      const unsigned* o = &out[kGroupValues * (b * kGroupThreads + r)];
+      SCOPED_TRACE("block " + std::to_string(b) + ", thread_rank " + std::to_string(r));
+      const unsigned lane = r % 32, warp_base = r - lane;
+      EXPECT_EQ(o[0], r) << "block.thread_rank(): threadIdx.x + blockDim.x * threadIdx.y";
+      EXPECT_EQ(o[1], kGroupThreads) << "block.size()";
+      EXPECT_EQ(o[2], kGroupThreads) << "block.num_threads()";
+      EXPECT_EQ(o[3], b) << "block.group_index().x";
+      EXPECT_EQ(o[4], r / kGroupBlockX) << "block.thread_index().y";
+      EXPECT_EQ(o[5], kGroupBlockX) << "block.dim_threads().x";
+      EXPECT_EQ(o[6], kGroupBlockY) << "block.group_dim().y";
+      EXPECT_EQ(o[7], 3 * (kGroupThreads - 1 - r)) << "written before block.sync(), read after";
+      // tiled_partition<32>(block): a warp.
+      EXPECT_EQ(o[8], lane) << "warp.thread_rank()";
+      EXPECT_EQ(o[9], r / 32) << "warp.meta_group_rank()";
+      EXPECT_EQ(o[10], kGroupThreads / 32) << "warp.meta_group_size()";
+      EXPECT_EQ(o[11], 32u) << "warp.size()";
+      EXPECT_EQ(o[12], warp_base + 3) << "warp.shfl(r, 3)";
+      EXPECT_EQ(o[13], lane >= 1 ? r - 1 : r) << "warp.shfl_up(r, 1): rank 0 keeps its own";
+      EXPECT_EQ(o[14], lane + 2 < 32 ? r + 2 : r) << "warp.shfl_down(r, 2): ranks 30, 31 keep their own";
+      EXPECT_EQ(o[15], warp_base + (lane ^ 5u)) << "warp.shfl_xor(r, 5)";
+      EXPECT_EQ(o[16], 0x49249249u) << "warp.ballot(rank % 3 == 0)";
+      EXPECT_EQ(o[17], 1u) << "warp.any(rank == 7)";
+      EXPECT_EQ(o[18], 0u) << "warp.all(rank < 31)";
+      EXPECT_EQ(o[19], 1u) << "warp.all(1)";
+      // tiled_partition<16>(block).
+      const unsigned half_rank = r % 16, half_base = r - half_rank;
+      EXPECT_EQ(o[20], half_rank) << "half.thread_rank()";
+      EXPECT_EQ(o[21], r / 16) << "half.meta_group_rank()";
+      EXPECT_EQ(o[22], kGroupThreads / 16) << "half.meta_group_size()";
+      EXPECT_EQ(o[23], half_rank + 1 < 16 ? r + 1 : r) << "half.shfl_down(r, 1): the width is the tile's";
+      EXPECT_EQ(o[24], 0x5555u) << "half.ballot(rank even): bit i is the tile's rank i";
+      EXPECT_EQ(o[25], half_base + 15) << "half.shfl(r, 15)";
+      // tiled_partition<4>(warp): a tile of a tile.
+      EXPECT_EQ(o[26], r % 4) << "quad.thread_rank()";
+      EXPECT_EQ(o[27], lane / 4) << "quad.meta_group_rank(): in its parent, the warp";
+      EXPECT_EQ(o[28], 8u) << "quad.meta_group_size()";
+      EXPECT_EQ(o[29], r ^ 1u) << "quad.shfl_xor(r, 1)";
+      EXPECT_EQ(o[30], 4u) << "quad.ballot(rank == 2)";
+      EXPECT_EQ(o[31], 1u) << "quad.any(rank == 3)";
+      // tiled_partition<2>(block), and the free functions.
+      EXPECT_EQ(o[32], r % 2 == 1 ? r - 1 : r) << "pair.shfl_up(r, 1)";
+      EXPECT_EQ(o[33], 1u) << "pair.all(rank < 2)";
+      EXPECT_EQ(o[34], half_rank) << "cg::thread_rank(half)";
+      EXPECT_EQ(o[35], 16u) << "cg::group_size(half)";
+    }
+  }
+}
+
+/// The inputs of the collectives: small integers of both signs (every sum is exact in float).
+std::vector<int> collective_inputs() {
+  std::vector<int> in(kCollectiveThreads);
+  for (unsigned i = 0; i < kCollectiveThreads; ++i) in[i] = static_cast<int>((i * 37 + 11) % 29) - 9;
+  return in;
+}
+
+TEST_P(EmuCompat, CooperativeGroupsReduceAndScansGiveCudasValues) {
+  const std::vector<int> in = collective_inputs();
+  const std::vector<double> out = GetParam().collectives(in);
+  ASSERT_EQ(out.size(), kCollectiveValues * kCollectiveThreads);
+  auto bits_of = [&](unsigned r) { return (1u << (r % 32)) | (static_cast<unsigned>(in[r]) << 20); };
+  for (unsigned r = 0; r < kCollectiveThreads; ++r) {
+    const double* o = &out[kCollectiveValues * r];
+    SCOPED_TRACE("thread " + std::to_string(r));
+    // The tile's values, in rank order, for tiles of `size` threads.
+    auto tile = [&](unsigned size) {
+      const unsigned first = r - r % size;
+      return std::vector<int>(in.begin() + first, in.begin() + first + size);
+    };
+    const std::vector<int> warp = tile(32), eighth = tile(8), half = tile(16);
+    const unsigned rank = r % 32, first = r - rank;
+    long long sum = 0;
+    int low = INT_MAX, high = INT_MIN;
+    unsigned all = ~0u, any = 0, parity = 0;
+    for (unsigned k = 0; k < 32; ++k) {
+      sum += warp[k];
+      low = std::min(low, warp[k]);
+      high = std::max(high, warp[k]);
+      all &= ~bits_of(first + k);
+      any |= bits_of(first + k);
+      parity ^= bits_of(first + k);
+    }
+    EXPECT_EQ(o[0], static_cast<double>(sum)) << "cg::reduce(warp, v, cg::plus<int>())";
+    EXPECT_EQ(o[1], static_cast<double>(low + 100)) << "cg::reduce with cg::less: the minimum";
+    EXPECT_EQ(o[2], static_cast<double>(high)) << "cg::reduce with cg::greater: the maximum";
+    EXPECT_EQ(o[3], static_cast<double>(all)) << "cg::reduce with cg::bit_and";
+    EXPECT_EQ(o[4], static_cast<double>(any)) << "cg::reduce with cg::bit_or";
+    EXPECT_EQ(o[5], static_cast<double>(parity)) << "cg::reduce with cg::bit_xor";
+    EXPECT_EQ(o[6], 0.5 * static_cast<double>(sum)) << "cg::reduce(warp, float, cg::plus<float>())";
+    long long sum8 = 0;
+    for (int x : eighth) sum8 += x;
+    EXPECT_EQ(o[7], static_cast<double>(sum8)) << "cg::reduce over a tile of 8";
+    EXPECT_EQ(o[8], static_cast<double>(sum8)) << "cg::reduce over a tile of 8, doubles";
+    long long prefix = 0;
+    int running_max = INT_MIN, running_min = INT_MAX;
+    for (unsigned k = 0; k < rank; ++k) {
+      prefix += warp[k];
+      running_min = std::min(running_min, warp[k]);
+    }
+    for (unsigned k = 0; k <= rank; ++k) running_max = std::max(running_max, warp[k]);
+    EXPECT_EQ(o[9], static_cast<double>(prefix + warp[rank])) << "cg::inclusive_scan(warp, v)";
+    EXPECT_EQ(o[10], static_cast<double>(running_max)) << "cg::inclusive_scan with cg::greater";
+    EXPECT_EQ(o[11], static_cast<double>(prefix)) << "cg::exclusive_scan(warp, v): rank 0 gets 0";
+    // Rank 0 of an exclusive scan gets a value-initialized T (CUDA 13's header returns `{}`).
+    EXPECT_EQ(o[12], rank == 0 ? 0.0 : static_cast<double>(running_min)) << "cg::exclusive_scan with cg::less";
+    int max8 = INT_MIN;
+    for (unsigned k = 0; k <= r % 8; ++k) max8 = std::max(max8, eighth[k]);
+    EXPECT_EQ(o[13], static_cast<double>(max8)) << "cg::inclusive_scan over a tile of 8 with a lambda";
+    double prefix16 = 0;
+    for (unsigned k = 0; k < r % 16; ++k) prefix16 += 0.25 * half[k];
+    EXPECT_EQ(o[14], prefix16) << "cg::exclusive_scan over a tile of 16, doubles";
+    // op(a, b) = b, not commutative: a left-to-right scan would give the thread's own value; CUDA
+    // combines op(own partial, lower ranks' partial), which gives the tile's first value everywhere.
+    EXPECT_EQ(o[15], static_cast<double>(warp[0])) << "cg::inclusive_scan's operand order: op(own, lower ranks)";
+  }
+}
+
+TEST_P(EmuCompat, BlockScanOfWarpInclusiveScans) {
+  const unsigned n = 3 * kBlockScanThreads + 77;  // a partial last block
+  std::vector<int> in(n);
+  for (unsigned i = 0; i < n; ++i) in[i] = static_cast<int>((i * 7919u) % 101) - 50;
+  const std::vector<int> out = GetParam().block_scan(in);
+  ASSERT_EQ(out.size(), n);
+  int running = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    if (i % kBlockScanThreads == 0) running = 0;  // each block scans its own section
+    running += in[i];
+    ASSERT_EQ(out[i], running) << "element " << i;
+  }
+}
+
+TEST_P(EmuCompat, LookBackScanWithCudaAtomicRefAcquireAndRelease) {
+  const unsigned n = 16 * kLookbackThreads - 37;
+  std::vector<int> in(n);
+  for (unsigned i = 0; i < n; ++i) in[i] = static_cast<int>((i * 31u) % 17) - 5;
+  const auto [out, status] = GetParam().lookback_scan(in);
+  ASSERT_EQ(out.size(), n);
+  int running = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    running += in[i];
+    ASSERT_EQ(out[i], running) << "element " << i;
+  }
+  ASSERT_EQ(status.size(), 16u);
+  for (unsigned t = 0; t < status.size(); ++t) {
+    const unsigned end = std::min(n, (t + 1) * kLookbackThreads);
+    int prefix = 0;
+    for (unsigned i = 0; i < end; ++i) prefix += in[i];
+    EXPECT_EQ(status[t] >> 32, 2u) << "tile " << t << " published its inclusive prefix";
+    EXPECT_EQ(static_cast<int>(static_cast<unsigned>(status[t])), prefix) << "tile " << t;
+  }
+}
+
+// ---- cuda::atomic_ref, cuda::std::atomic_ref, cuda::atomic ---------------------------------------
+
+TEST_P(EmuCompat, CudaAtomicRefAndAtomicWithMemoryOrders) {
+  const CudaAtomicTotals a = GetParam().cuda_atomics();
+  constexpr int kThreads = 128;  // g = 0 .. 127, 2 blocks of 64
+  EXPECT_EQ(a.add_int, kThreads);
+  EXPECT_EQ(a.sub_unsigned, 1000u - 3u * kThreads);
+  EXPECT_EQ(a.add_float, 64.0f);
+  EXPECT_EQ(a.add_double, 32.0);
+  EXPECT_EQ(a.add_ull, 8128ull + (1ull << 40));
+  EXPECT_EQ(a.max_int, 127 - 100) << "fetch_max";
+  EXPECT_EQ(a.min_int, 5 - 127) << "fetch_min";
+  EXPECT_EQ(a.max_ull, (1ull << 33) + 127);
+  EXPECT_EQ(a.min_unsigned, 7u);
+  EXPECT_EQ(a.max_float, 63.5f);
+  EXPECT_EQ(a.min_double, -127.0);
+  EXPECT_EQ(a.and_unsigned, 0xAAAAAAAAu);
+  EXPECT_EQ(a.or_unsigned, 0xAAAAAAAAu);
+  EXPECT_EQ(a.xor_unsigned, 128u);  // 1 ^ 2 ^ ... ^ 128
+  EXPECT_EQ(a.and_ull, 0xAAAAAAAAAAAAAAAAull);
+  EXPECT_EQ(a.or_ull, 0xAAAAAAAAAAAAAAAAull);
+  EXPECT_EQ(a.xor_ull, 128ull << 32);
+  EXPECT_EQ(a.cas_strong_int, kThreads) << "compare_exchange_strong loops (acq_rel, acquire)";
+  EXPECT_EQ(a.cas_weak_ull, 128u) << "compare_exchange_weak loops";
+  EXPECT_EQ(a.cas_relaxed_acquire, 2u * kThreads) << "compare_exchange_weak loops (relaxed, acquire)";
+  EXPECT_EQ(a.exch_int_old, -5);
+  EXPECT_EQ(a.exch_int, 7);
+  EXPECT_EQ(a.cas_fail_result, 0) << "compare_exchange_strong(1, 2) on 5 fails";
+  EXPECT_EQ(a.cas_fail_expected, 5) << "and loads the value into `expected`";
+  EXPECT_EQ(a.cas_fail, 5);
+  EXPECT_EQ(a.stored, 42);
+  EXPECT_EQ(a.loaded, 42) << "a release store, then an acquire load";
+  EXPECT_EQ(a.system_int, kThreads);
+  EXPECT_EQ(a.std_unsigned, 2u * kThreads);
+  EXPECT_EQ(a.ops_int, 3 * kThreads) << "++r, r += 3, r -= 1, r++, r--";
+  for (int b = 0; b < 2; ++b) {
+    EXPECT_EQ(a.block_ref[b], 128) << "block " << b << ": atomic_ref of block scope on a __shared__ int";
+    EXPECT_EQ(a.block_atomic[b], 128) << "block " << b << ": a __shared__ cuda::atomic";
+    EXPECT_EQ(a.block_std_atomic[b], 74) << "block " << b << ": a __shared__ cuda::std::atomic";
+  }
+}
+
 // Several GPUs of one host: a kernel reads another device's memory once peer access is enabled, and
 // copy_peer moves data between devices. The cpu backend models 2 devices here; a GPU machine needs two.
 TEST_P(EmuCompat, PeerAccessLetsAKernelReadAnotherDevicesMemory) {

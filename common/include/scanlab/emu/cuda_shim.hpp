@@ -24,6 +24,8 @@
 ///   another thread, so a spin loop on an atomic lets the others progress (or trips the watchdog).
 ///   They are the overloads CUDA declares, so their arguments convert as with nvcc.
 /// - The integer intrinsics (`__ffs`, `__popc`, `__clz`, `__brev` and their 64-bit forms) and `__ldg`.
+/// - `<cooperative_groups.h>` and `<cuda/atomic>` have versions for this backend in
+///   common/emu/cuda_headers/ (on a cpu kernel library's include path), built on the functions here.
 /// What is supported and what is not: common/emu/README.md, "What the cpu backend takes of CUDA's
 /// device API"; tested by common/emu/tests/compat/.
 #pragma once
@@ -343,57 +345,85 @@ inline unsigned long long int __brevll(unsigned long long int x) {
 }
 
 namespace scanlab::emu::detail {
+/// The memory order a failed compare-exchange (a load) may have for a read-modify-write of order
+/// `order`, as C++ derives it: a load cannot release.
+constexpr int load_part(int order) {
+  return order == __ATOMIC_ACQ_REL ? __ATOMIC_ACQUIRE : order == __ATOMIC_RELEASE ? __ATOMIC_RELAXED : order;
+}
+
 /// std::atomic_ref's operations that the CUDA atomics need, on the __atomic builtins of GCC and
-/// Clang (sequentially consistent). Ours because not every standard library has std::atomic_ref
-/// yet (libc++ 14 does not); the builtins are what libstdc++'s std::atomic_ref uses too.
+/// Clang. Ours because not every standard library has std::atomic_ref yet (libc++ 14 does not); the
+/// builtins are what libstdc++'s std::atomic_ref uses too. The memory order (an __ATOMIC_ constant)
+/// is a template argument, so that the builtin always gets a constant: given a variable, GCC makes
+/// every access sequentially consistent, and ThreadSanitizer would see a relaxed load as an acquire.
+/// CUDA's atomicAdd & co. are relaxed on a GPU; here they keep the default, sequentially consistent
+/// (stronger, never weaker); cuda::atomic_ref (<cuda/atomic>) passes the order the kernel asks for.
 template <class T>
 class AtomicRef {
   static_assert(std::is_trivially_copyable_v<T>, "atomics need a trivially copyable type");
 
  public:
   explicit AtomicRef(T& object) : p_(&object) {}
+  template <int Order = __ATOMIC_SEQ_CST>
   T load() const {
     T value;
-    __atomic_load(p_, &value, __ATOMIC_SEQ_CST);
+    __atomic_load(p_, &value, Order);
     return value;
   }
+  template <int Order = __ATOMIC_SEQ_CST>
+  void store(T value) {
+    __atomic_store(p_, &value, Order);
+  }
+  template <int Order = __ATOMIC_SEQ_CST>
   T exchange(T value) {
     T old;
-    __atomic_exchange(p_, &value, &old, __ATOMIC_SEQ_CST);
+    __atomic_exchange(p_, &value, &old, Order);
     return old;
   }
+  template <int Success = __ATOMIC_SEQ_CST, int Failure = load_part(Success)>
   bool compare_exchange_strong(T& expected, T desired) {
-    return __atomic_compare_exchange(p_, &expected, &desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    return __atomic_compare_exchange(p_, &expected, &desired, false, Success, Failure);
   }
+  template <int Success = __ATOMIC_SEQ_CST, int Failure = load_part(Success)>
   bool compare_exchange_weak(T& expected, T desired) {
-    return __atomic_compare_exchange(p_, &expected, &desired, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    return __atomic_compare_exchange(p_, &expected, &desired, true, Success, Failure);
   }
+  template <int Order = __ATOMIC_SEQ_CST>
   T fetch_add(T v) {
     if constexpr (std::is_integral_v<T>) {
-      return __atomic_fetch_add(p_, v, __ATOMIC_SEQ_CST);
+      return __atomic_fetch_add(p_, v, Order);
     } else {
-      return update([v](T old) { return static_cast<T>(old + v); });
+      return update<Order>([v](T old) { return static_cast<T>(old + v); });
     }
   }
+  template <int Order = __ATOMIC_SEQ_CST>
   T fetch_sub(T v) {
     if constexpr (std::is_integral_v<T>) {
-      return __atomic_fetch_sub(p_, v, __ATOMIC_SEQ_CST);
+      return __atomic_fetch_sub(p_, v, Order);
     } else {
-      return update([v](T old) { return static_cast<T>(old - v); });
+      return update<Order>([v](T old) { return static_cast<T>(old - v); });
     }
   }
-  T fetch_and(T v) { return __atomic_fetch_and(p_, v, __ATOMIC_SEQ_CST); }
-  T fetch_or(T v) { return __atomic_fetch_or(p_, v, __ATOMIC_SEQ_CST); }
-  T fetch_xor(T v) { return __atomic_fetch_xor(p_, v, __ATOMIC_SEQ_CST); }
-
- private:
-  /// A floating-point add: a compare-exchange loop, as std::atomic_ref's is.
-  template <class F>
-  T update(F next) {
-    T old = load();
-    while (!compare_exchange_weak(old, next(old))) {
+  template <int Order = __ATOMIC_SEQ_CST>
+  T fetch_and(T v) { return __atomic_fetch_and(p_, v, Order); }
+  template <int Order = __ATOMIC_SEQ_CST>
+  T fetch_or(T v) { return __atomic_fetch_or(p_, v, Order); }
+  template <int Order = __ATOMIC_SEQ_CST>
+  T fetch_xor(T v) { return __atomic_fetch_xor(p_, v, Order); }
+  /// Stores `next(old)` unless `keep(old)`: a compare-exchange loop, as std::atomic_ref's
+  /// floating-point add is. Returns the old value.
+  template <int Order = __ATOMIC_SEQ_CST, class Keep, class Next>
+  T update_unless(Keep keep, Next next) {
+    T old = load<load_part(Order)>();
+    while (!keep(old) && !compare_exchange_weak<Order>(old, next(old))) {
     }
     return old;
+  }
+
+ private:
+  template <int Order, class F>
+  T update(F next) {
+    return update_unless<Order>([](const T&) { return false; }, next);
   }
   T* p_;
 };
@@ -418,64 +448,81 @@ namespace scanlab::emu::detail {
 // names below are plain overloads of these, one per type CUDA declares, as in CUDA's headers: so an
 // argument converts as nvcc converts it (`atomicAdd(&flags[b], 1)` on an `unsigned*`), which a
 // template taking `(T*, T)` could not do (it cannot deduce T from `unsigned*` and `int`).
-template <class T>
+// cuda::atomic_ref and cuda::atomic (<cuda/atomic>, common/emu/cuda_headers/) call the same
+// functions with the memory order the kernel gives (`Order`, an __ATOMIC_ constant).
+template <int Order = __ATOMIC_SEQ_CST, class T>
+T atomic_load(T* a, Where w) {
+  return atomic_at(a, w).template load<Order>();
+}
+template <int Order = __ATOMIC_SEQ_CST, class T>
+void atomic_store(T* a, T v, Where w) {
+  auto ref = atomic_at(a, w);
+  // Whether it changes memory (for the watchdog and the block schedule): a release store of a
+  // flag is how a look-back publishes, so it must count as an atomic change.
+  const T old = ref.template load<__ATOMIC_RELAXED>();
+  ref.template store<Order>(v);
+  note_change(std::memcmp(&old, &v, sizeof(T)) != 0);
+}
+template <int Order = __ATOMIC_SEQ_CST, class T>
 T atomic_add(T* a, T v, Where w) {
-  T old = atomic_at(a, w).fetch_add(v);
+  T old = atomic_at(a, w).template fetch_add<Order>(v);
   note_change(v != T(0));
   return old;
 }
-template <class T>
+template <int Order = __ATOMIC_SEQ_CST, class T>
 T atomic_sub(T* a, T v, Where w) {
-  T old = atomic_at(a, w).fetch_sub(v);
+  T old = atomic_at(a, w).template fetch_sub<Order>(v);
   note_change(v != T(0));
   return old;
 }
-template <class T>
+template <int Order = __ATOMIC_SEQ_CST, class T>
 T atomic_exch(T* a, T v, Where w) {
-  T old = atomic_at(a, w).exchange(v);
+  T old = atomic_at(a, w).template exchange<Order>(v);
   note_change(!(old == v));
   return old;
 }
-template <class T>
-T atomic_cas(T* a, T compare, T v, Where w) {
-  const T expected = compare;
-  const bool swapped = atomic_at(a, w).compare_exchange_strong(compare, v);
-  note_change(swapped && !(expected == v));
-  return compare;  // the old value, whether or not the swap happened
+/// compare_exchange: stores `desired` if `*a` holds `expected`; otherwise loads `*a` into `expected`.
+template <int Success = __ATOMIC_SEQ_CST, int Failure = load_part(Success), class T>
+bool atomic_compare_exchange(T* a, T& expected, T desired, bool weak, Where w) {
+  const T compare = expected;
+  auto ref = atomic_at(a, w);
+  const bool swapped = weak ? ref.template compare_exchange_weak<Success, Failure>(expected, desired)
+                            : ref.template compare_exchange_strong<Success, Failure>(expected, desired);
+  note_change(swapped && !(compare == desired));
+  return swapped;
 }
 template <class T>
+T atomic_cas(T* a, T compare, T v, Where w) {
+  atomic_compare_exchange(a, compare, v, false, w);
+  return compare;  // the old value, whether or not the swap happened
+}
+template <int Order = __ATOMIC_SEQ_CST, class T>
 T atomic_max(T* a, T v, Where w) {
-  auto ref = atomic_at(a, w);
-  T old = ref.load();
-  while (old < v && !ref.compare_exchange_weak(old, v)) {
-  }
+  const T old = atomic_at(a, w).template update_unless<Order>([v](T x) { return !(x < v); }, [v](T) { return v; });
   note_change(old < v);
   return old;
 }
-template <class T>
+template <int Order = __ATOMIC_SEQ_CST, class T>
 T atomic_min(T* a, T v, Where w) {
-  auto ref = atomic_at(a, w);
-  T old = ref.load();
-  while (v < old && !ref.compare_exchange_weak(old, v)) {
-  }
+  const T old = atomic_at(a, w).template update_unless<Order>([v](T x) { return !(v < x); }, [v](T) { return v; });
   note_change(v < old);
   return old;
 }
-template <class T>
+template <int Order = __ATOMIC_SEQ_CST, class T>
 T atomic_and(T* a, T v, Where w) {
-  T old = atomic_at(a, w).fetch_and(v);
+  T old = atomic_at(a, w).template fetch_and<Order>(v);
   note_change((old & v) != old);
   return old;
 }
-template <class T>
+template <int Order = __ATOMIC_SEQ_CST, class T>
 T atomic_or(T* a, T v, Where w) {
-  T old = atomic_at(a, w).fetch_or(v);
+  T old = atomic_at(a, w).template fetch_or<Order>(v);
   note_change((old | v) != old);
   return old;
 }
-template <class T>
+template <int Order = __ATOMIC_SEQ_CST, class T>
 T atomic_xor(T* a, T v, Where w) {
-  T old = atomic_at(a, w).fetch_xor(v);
+  T old = atomic_at(a, w).template fetch_xor<Order>(v);
   note_change(v != T(0));
   return old;
 }
