@@ -23,6 +23,7 @@
 if(NOT DEFINED TIMEOUT)
   set(TIMEOUT 600)
 endif()
+include("${CMAKE_CURRENT_LIST_DIR}/rubric_check.cmake")
 separate_arguments(emulator UNIX_COMMAND "${EMULATOR}")  # a cross build's qemu (scanlab.cmake), else empty
 if(WATCHDOG)
   set(ENV{SCANLAB_EMU_WATCHDOG_S} "${WATCHDOG}")  # inherited (not `cmake -E env`, which hides a signal)
@@ -61,24 +62,7 @@ if(NOT rc MATCHES "^[0-9]+$" AND NOT expect STREQUAL "" AND rc MATCHES "${expect
 elseif(rc EQUAL 1 AND failed_count GREATER 0)
   list(GET failed 0 first)
   if(DEFINED ROOT AND DEFINED PYTHON)
-    # The failed tests' names, one a line, for the rubric (the summary at the end repeats them).
-    set(names "")
-    foreach(line IN LISTS failed)
-      if(line MATCHES "^\\[  FAILED  \\] ([A-Za-z_][^ ,]*)")
-        list(APPEND names "${CMAKE_MATCH_1}")
-      endif()
-    endforeach()
-    list(REMOVE_DUPLICATES names)
-    string(REPLACE "/" "_" tag "${MUTANT}")
-    set(list_file "${CMAKE_CURRENT_BINARY_DIR}/mutant_failed_${tag}.txt")
-    string(JOIN "\n" text ${names})
-    file(WRITE "${list_file}" "${text}\n")
-    string(REGEX REPLACE "/.*" "" section "${MUTANT}")
-    execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${ROOT}/tools"
-                            "${PYTHON}" -m scanlab_lab rubric-check "${ROOT}" "${section}" "${list_file}" ${must_fail}
-                    RESULT_VARIABLE rubric_rc OUTPUT_VARIABLE rubric_out ERROR_VARIABLE rubric_err)
-    file(REMOVE "${list_file}")
-    string(STRIP "${rubric_out}${rubric_err}" rubric_out)
+    scanlab_rubric_check(rubric_rc rubric_out "${MUTANT}" "${failed}" ${must_fail})
     if(NOT rubric_rc EQUAL 0)
       message(FATAL_ERROR "mutant ${MUTANT} was failed, but not where the points are: ${rubric_out} (${PATCH})."
                           "\n${out}\n${err}")
