@@ -24,3 +24,19 @@ function(scanlab_rubric_check rc_var out_var variant failed_lines)
   set(${rc_var} "${rc}" PARENT_SCOPE)
   set(${out_var} "${out}" PARENT_SCOPE)
 endfunction()
+
+# The GoogleTest filter that runs only the tests deciding the given properties of the section's rubric
+# (`python3 -m scanlab_lab rubric-filter`; "--all": every property): a mutant's run need not spend time
+# in tests that cannot cost it the points its PROPERTY line names. Empty when the section has none.
+#   scanlab_rubric_filter(<out_var> <section/name> PROPERTY... | --all)
+function(scanlab_rubric_filter out_var variant)
+  string(REGEX REPLACE "/.*" "" section "${variant}")
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${ROOT}/tools"
+                          "${PYTHON}" -m scanlab_lab rubric-filter "${ROOT}" "${section}" ${ARGN}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${variant}: no test filter for its properties (${ARGN}): ${err}")
+  endif()
+  string(STRIP "${out}" out)
+  set(${out_var} "${out}" PARENT_SCOPE)
+endfunction()

@@ -25,6 +25,10 @@
                                            grading.toml's rubric: exit 0 if they cost points (and
                                            fail each PROPERTY), else 1 with the reason; with
                                            --feedback-only (a valid variant): exit 0 if they cost none
+    rubric-filter ROOT SECTION [PROPERTY... | --all]
+                                           the GoogleTest filter that runs the tests deciding those
+                                           properties of the rubric (--all: every property; empty
+                                           without a rubric): a mutant's run needs no other test
 
 Errors are one line each on stderr, "[lab] error: ...", with exit status 2 for bad input."""
 import json
@@ -225,6 +229,20 @@ def main(argv):
             return 1
         rule = rules.rule(section_id)
         print(", ".join(config.failed_properties(rule, failed)[0]) if rule.properties else "points lost")
+        return 0
+    if command == "rubric-filter":
+        from . import config
+        if not args:
+            raise LabError("rubric-filter needs SECTION [PROPERTY... | --all]", 2)
+        section_id, names = args[0], args[1:]
+        rule = config.load(root, [s.id for s in sections.load(root)]).rule(section_id)
+        known = {p.name for p in rule.properties}
+        if names == ["--all"] or not names:
+            names = None
+        elif rule.properties and not set(names) <= known:
+            bad = sorted(set(names) - known)[0]
+            raise LabError(f"'{bad}' is not a property of section {section_id} (they are {', '.join(sorted(known))})", 2)
+        print(config.gtest_filter(rule, names))
         return 0
     raise LabError(f"unknown command '{command}'", 2)
 

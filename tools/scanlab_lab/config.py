@@ -172,6 +172,22 @@ def failed_properties(rule: Rule, failed_tests) -> Tuple[Tuple[str, ...], Tuple[
     return failed, feedback
 
 
+def gtest_filter(rule: Rule, names=None) -> str:
+    """A GoogleTest filter that runs every test deciding the named properties of the rubric (all of
+    them when `names` is None): the union of their `tests`, less the `exclude` patterns they all share
+    (a superset when their excludes differ; the rubric check decides which failures count). Empty when
+    the section has no rubric: run everything. Shell patterns are GoogleTest's (* and ?; no [...])."""
+    chosen = [p for p in rule.properties if names is None or p.name in names]
+    if not chosen:
+        return ""
+    positive = list(dict.fromkeys(t for p in chosen for t in p.tests))
+    negative = [e for e in chosen[0].exclude if all(e in p.exclude for p in chosen)]
+    for pattern in positive + negative:
+        if "[" in pattern or ":" in pattern:
+            raise LabError(f"{FILE}: the pattern {pattern!r} has [ or :, which a GoogleTest filter cannot say", 2)
+    return ":".join(positive) + ("-" + ":".join(negative) if negative else "")
+
+
 def check_mutant(rules: Rules, section_id, failed_tests, must_fail=()) -> str:
     """Why a mutant whose tests `failed_tests` failed would still earn full points under the rubric
     (or would not fail the properties its patch names in `must_fail`); "" when it loses points as it

@@ -110,6 +110,25 @@ class Rubric(unittest.TestCase):
             self.skipTest("no tomllib (Python < 3.11)")
         self.assertEqual(tomllib.loads(RUBRIC), data)
 
+    def test_gtest_filter_runs_the_named_properties_tests(self):
+        # A mutant's run (expect_caught.cmake): only the tests that decide the properties it must fail.
+        table = {"sections": {"11.1": {"properties": {
+            "inclusive": {"points": 4, "tests": ["Grading.*_inclusive", "sanitize.*"], "exclude": ["*_last_*"]},
+            "exclusive": {"points": 4, "tests": ["Grading.*_exclusive"], "exclude": ["*_last_*"]},
+            "order": {"points": 2, "tests": ["Grading.*_last_*"]}}}}}
+        rule = config.rules_from(table, ["11.1"]).rule("11.1")
+        self.assertEqual(config.gtest_filter(rule, ["inclusive"]), "Grading.*_inclusive:sanitize.*-*_last_*")
+        # Excludes that the properties share stay; others go (a superset: the rubric check decides).
+        self.assertEqual(config.gtest_filter(rule, ["inclusive", "exclusive"]),
+                         "Grading.*_inclusive:sanitize.*:Grading.*_exclusive-*_last_*")
+        self.assertEqual(config.gtest_filter(rule, None),
+                         "Grading.*_inclusive:sanitize.*:Grading.*_exclusive:Grading.*_last_*")
+        self.assertEqual(config.gtest_filter(config.DEFAULT), "")  # no rubric: every test
+        bad = config.rules_from({"sections": {"11.1": {"properties": {"p": {"points": 1, "tests": ["Grading.[ab]*"]}}}}},
+                                ["11.1"]).rule("11.1")
+        with self.assertRaises(LabError):
+            config.gtest_filter(bad)
+
     def test_points_per_property(self):
         # The captured 11.1 run: every inclusive scan but four fails, the 4-byte exclusive ones and the
         # book's example pass, the 8-byte exclusive ones fail (in no property: feedback).
