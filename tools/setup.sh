@@ -29,7 +29,8 @@ PIP_CMAKE="cmake>=$MIN_CMAKE,<4"
 # present (any of: cmd:COMMAND, inc:HEADER under /usr/include, /usr/local/include or
 # /opt/homebrew/include, file:PATH with shell wildcards, deb:PACKAGE installed (dpkg); cmake: its
 # version; matplotlib; pymod:MODULE that python3 imports: python3-yaml, for the lab's own test of the
-# Classroom workflow).
+# Classroom workflow). ci: optional with --preset ci alone (nodejs: the lab's own test runs the GitHub
+# Classroom actions' code, tools/scanlab_lab/tests/test_classroom_actions.py; skipped without it).
 PACKAGES='
 cmake                      required  cmake          cmake               cmake
 g++                        required  xcode          gcc-c++             cmd:g++ cmd:c++ cmd:clang++
@@ -44,6 +45,7 @@ patch                      required  gpatch         patch               cmd:patc
 python3                    required  python         python3             cmd:python3
 python3-matplotlib         optional  -              python3-matplotlib  matplotlib
 python3-yaml               optional  pyyaml         python3-pyyaml      pymod:yaml
+nodejs                     ci        node           nodejs              cmd:node
 doxygen                    docs      doxygen        doxygen             cmd:doxygen
 graphviz                   docs      graphviz       graphviz            cmd:dot
 bubblewrap                 sandbox   -              bubblewrap          cmd:bwrap
@@ -132,6 +134,7 @@ while read -r pkg need brew dnf specs; do
     emulator) [[ "$preset" == gpu ]] || required+=("$pkg") ;;
     docs) if ((want_docs)); then required+=("$pkg"); else optional+=("$pkg"); fi ;;
     sandbox | arm64 | clang) want="want_$need"; if ((${!want})); then required+=("$pkg"); fi ;;
+    ci) if [[ "$preset" == ci ]]; then optional+=("$pkg"); fi ;;
     *) optional+=("$pkg") ;;
   esac
 done <<<"$PACKAGES"

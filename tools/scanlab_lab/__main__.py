@@ -18,7 +18,10 @@
                                            the sandbox, then --test outside it (grade-class)
     release ROOT --student DIR             write the student release (release.py)
     gradescope ROOT                        grade /autograder/submission (gradescope.py)
-    earned ROOT SECTION PROPERTY           after grade: exit 0 if the rubric's property was earned
+    earned ROOT SECTION PROPERTY [--tests PATTERN... [--exclude PATTERN...]]
+                                           after grade: exit 0 if the property was earned: the
+                                           rubric's (grading.toml), or the tests the patterns pick
+                                           (the Classroom workflow's; earned.py)
     open-level ROOT FOLDER OUT FILE...     write a section's kernel files at the open level into OUT
     rubric-check ROOT SECTION FAILED_FILE [PROPERTY... | --all | --feedback-only]
                                            a mutant's failed tests (one gtest name a line) against
@@ -35,7 +38,7 @@ import json
 import os
 import sys
 
-from . import LabError, class_grade, exercises, grade, results, run, sections
+from . import LabError, exercises, grade, results, run, sections
 
 
 def grade_arguments(args):
@@ -132,6 +135,7 @@ def main(argv):
                           includes_checked=os.environ.get("LAB_CHECK_INCLUDES") == "1")
         return g.grade(backends)
     if command == "grade-class":
+        from . import class_grade
         names, cls, jobs, timeout, box, resume = class_grade.arguments(args)
         chosen = sections.resolve(sections.load(root), names)
         cls = os.path.join(os.environ.get("LAB_CWD", os.getcwd()), cls)  # as the user wrote it, from their folder
@@ -167,27 +171,9 @@ def main(argv):
         from . import gradescope
         return gradescope.main(root, args)
     if command == "earned":
-        # earned ROOT SECTION PROPERTY: was the property earned in the last ./lab grade (its summary)?
-        if len(args) != 2:
-            raise LabError("earned needs SECTION PROPERTY (see ./lab help)", 2)
-        (section,) = sections.resolve(sections.load(root), args[:1])
-        path = os.path.join(root, "build", "grade", "grade-summary.json")
-        try:
-            with open(path, encoding="utf-8") as f:
-                summary = json.load(f)
-        except (OSError, ValueError) as e:
-            raise LabError(f"no grade summary to read ({e}): run ./lab grade {section.id} first", 1)
-        graded = [s for s in summary.get("sections", []) if s.get("section") == section.id]
-        if not graded:
-            raise LabError(f"the last ./lab grade did not grade section {section.id}", 1)
-        props = {p["name"]: p for p in graded[0].get("properties", [])}
-        if args[1] not in props:
-            raise LabError(f"section {section.id} has no property '{args[1]}' (it has: {', '.join(props) or 'none'})", 2)
-        p = props[args[1]]
-        print(f"section {section.id}, {p['title']}: {p['points']:g} of {p['max_points']:g} points" +
-              ("" if p["passed"] else ": no test of it ran" if not p["tests"] else
-               f": failed by {', '.join(p['failed_tests'][:12])}" + (" ..." if len(p["failed_tests"]) > 12 else "")))
-        return 0 if p["passed"] else 1
+        # earned ROOT SECTION PROPERTY [--tests P ... --exclude P ...]: was it earned in the last ./lab grade?
+        from . import earned
+        return earned.main(root, args)
     if command == "open-level":
         # open-level ROOT FOLDER OUT FILE...: the section's kernel files at the open level in OUT (the
         # build's open-stub variant): the solution's files, with open_level.txt's bodies emptied.

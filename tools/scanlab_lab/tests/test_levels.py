@@ -76,8 +76,8 @@ class Choice(unittest.TestCase):
             config.rules_from(config.parse_subset('[default]\nlevel = "free"\n'))
 
     def test_release_arguments(self):
-        self.assertEqual(release.arguments(["--student", "d", "--level", "open"]), ("d", "open"))
-        self.assertEqual(release.arguments(["--student=d"]), ("d", None))
+        self.assertEqual(release.arguments(["--student", "d", "--level", "open"]), ("d", "open", None))
+        self.assertEqual(release.arguments(["--student=d"]), ("d", None, None))
         with self.assertRaisesRegex(LabError, "--level must be open or guided"):
             release.arguments(["--student", "d", "--level=hard"])
         levels_ = release.chosen_levels(ROOT, "open")
