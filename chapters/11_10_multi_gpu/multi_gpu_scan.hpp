@@ -1,8 +1,8 @@
 /// \file multi_gpu_scan.hpp
 /// \brief Section 11.10: the host side of a scan across G GPUs of one host, driven by one process.
 /// Each GPU holds one piece of the array and scans it with section 11.8's persistent scan
-/// (PersistentScan: one source of that kernel); the pieces are tied together by one exchange of their
-/// totals (exchange.hpp) and the kernels of multi_gpu.cuh. Two ways:
+/// (PieceScan: that kernel, compiled once into the section's given library); the pieces are tied
+/// together by one exchange of their totals (exchange.hpp) and the kernels of multi_gpu.cuh. Two ways:
 ///
 ///   carry             scan each piece; exchange the totals; add each piece's carry to it.
 ///                     Reads and writes every element twice: 4n element moves.
@@ -20,7 +20,7 @@
 
 #include "exchange.hpp"
 #include "multi_gpu.cuh"
-#include "persistent_scan.hpp"  // section 11.8's scan, with its carry in
+#include "piece_scan.hpp"  // section 11.8's scan, with its carry in
 #include "scanlab/launcher.hpp"
 
 namespace scanlab::s11_10 {
@@ -63,7 +63,7 @@ class MultiGpuScan {
   /// Bytes of GPU memory the largest piece needs (input, output, 11.8's workspace).
   static std::size_t bytes_per_device(std::size_t n, int devices, bool in_place) {
     const std::size_t m = (n + static_cast<std::size_t>(devices) - 1) / static_cast<std::size_t>(devices);
-    return (in_place ? 1 : 2) * m * sizeof(T) + s11_8::PersistentScan<T, Op>::workspace_bytes(m);
+    return (in_place ? 1 : 2) * m * sizeof(T) + PieceScan<T, Op>::workspace_bytes(m);
   }
 
   /// Copies the host array's pieces to their GPUs; poisons the outputs (not in place).
@@ -141,7 +141,7 @@ class MultiGpuScan {
     DeviceBuffer<T> last_input; // the piece's last element, kept for an exclusive scan's total
     DeviceBuffer<T> carry;      // reduce-then-scan: the totals before this piece, combined
     DeviceBuffer<T> partials;   // reduce-then-scan: one total per block of the first pass
-    s11_8::PersistentScan<T, Op> scan;
+    PieceScan<T, Op> scan;
   };
 
   // The piece's total in two launches: blocks over runs of tiles, then one block over their totals.

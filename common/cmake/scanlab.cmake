@@ -7,6 +7,10 @@
 # section's algorithms scan one section (the program's --sections K runs K of them in one launch);
 # without it they scan any n. BENCH: the GPU benchmark (chapters/11_8_decoupled_lookback/bench) runs
 # the section's algorithms too. KERNEL_INCLUDES: folders of other sections' solution kernels it uses.
+# GIVEN: a source in chapters/<DIR>/ with code the section gives (another section's solution kernel),
+# compiled once per backend, from the folders GIVEN_INCLUDES, into scanlab_<id>_given_<backend>, which
+# every kernel library of the section links (solution, exercise, mutants, valid variants): the
+# section's own libraries then neither compile that code again nor see those folders.
 # SANITIZE_ARGS: extra program arguments for the sanitizer tests (below). OWN_OPTIONS: the program has
 # options of its own, not the common scan set, so the section adds its own bad-input tests (the common
 # ones and the sanitizer tests, which run the common options, are left out).
@@ -210,6 +214,10 @@ function(scanlab_kernel_library target backend launch_file)
   endif()
   target_include_directories(${target} PRIVATE ${include_dirs})
   target_link_libraries(${target} PUBLIC scanlab::harness)
+  get_property(given DIRECTORY PROPERTY SCANLAB_GIVEN_LIBRARY)  # the section's given code (GIVEN)
+  if(given AND NOT target MATCHES "^${given}_")
+    target_link_libraries(${target} PRIVATE ${given}_${backend})
+  endif()
   string(TOUPPER "${backend}" backend_upper)
   target_compile_definitions(${target} PRIVATE SCANLAB_BACKEND_${backend_upper}=1)
   set_target_properties(${target} PROPERTIES
@@ -671,11 +679,19 @@ function(scanlab_source_paths source id dir)
 endfunction()
 
 function(scanlab_add_section)
-  cmake_parse_arguments(S "IN_BLOCK;BENCH;OWN_OPTIONS" "ID;DIR;NAMESPACE" "KERNELS;KERNEL_INCLUDES;SANITIZE_ARGS" ${ARGN})
+  cmake_parse_arguments(S "IN_BLOCK;BENCH;OWN_OPTIONS" "ID;DIR;NAMESPACE;GIVEN"
+                        "KERNELS;KERNEL_INCLUDES;GIVEN_INCLUDES;SANITIZE_ARGS" ${ARGN})
   string(REPLACE "." "_" id "${S_ID}")
   set(chapter "${CMAKE_CURRENT_SOURCE_DIR}")
   if(NOT SCANLAB_HAVE_SOLUTIONS)  # the student release: the student's own kernels of those sections
     string(REPLACE "${PROJECT_SOURCE_DIR}/solutions/" "${SCANLAB_EXERCISES_DIR}/" S_KERNEL_INCLUDES "${S_KERNEL_INCLUDES}")
+    string(REPLACE "${PROJECT_SOURCE_DIR}/solutions/" "${SCANLAB_EXERCISES_DIR}/" S_GIVEN_INCLUDES "${S_GIVEN_INCLUDES}")
+  endif()
+  if(S_GIVEN)  # (scanlab_kernel_library links it into the section's other kernel libraries)
+    foreach(backend IN LISTS SCANLAB_BACKENDS)
+      scanlab_kernel_library(scanlab_${id}_given_${backend} ${backend} "${chapter}/${S_GIVEN}" ${S_GIVEN_INCLUDES})
+    endforeach()
+    set_property(DIRECTORY PROPERTY SCANLAB_GIVEN_LIBRARY scanlab_${id}_given)
   endif()
   # For the other parts of the build (the benchmark, scanlab_programs): what this section declared.
   set_property(GLOBAL PROPERTY SCANLAB_NAMESPACE_${id} ${S_NAMESPACE})

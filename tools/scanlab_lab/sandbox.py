@@ -61,8 +61,18 @@ def available(uid: Optional[int] = None) -> Optional[str]:
     return None
 
 
+def section_folders(text, keyword) -> List[str]:
+    """The folders ("solutions/<F>", "chapters/<F>") that a chapter's CMakeLists (`text`) passes to
+    scanlab_add_section after `keyword` (KERNEL_INCLUDES, GIVEN_INCLUDES), up to the next keyword."""
+    found = []
+    for block in re.findall(keyword + r"((?:\s+\"[^\"]*\")+)", text):
+        found += re.findall(r"((?:solutions|chapters)/\w+)", block)
+    return list(dict.fromkeys(found))
+
+
 def shared_solution_folders(root) -> List[str]:
-    """The solutions/<folder> the lab itself puts on student kernels' include paths (KERNEL_INCLUDES)."""
+    """The solutions/<folder> the lab's build reads for student kernels: on their include paths
+    (KERNEL_INCLUDES) or compiled into a section's given library (GIVEN_INCLUDES)."""
     found = []
     chapters = os.path.join(root, "chapters")
     for name in sorted(os.listdir(chapters)):
@@ -70,8 +80,9 @@ def shared_solution_folders(root) -> List[str]:
         if os.path.isfile(path):
             with open(path, encoding="utf-8") as f:
                 text = f.read()
-            for block in re.findall(r"KERNEL_INCLUDES([^)]*)", text):
-                found += [d for d in re.findall(r"solutions/(\w+)", block) if d not in found]
+            for keyword in ("KERNEL_INCLUDES", "GIVEN_INCLUDES"):
+                found += [d.split("/")[1] for d in section_folders(text, keyword)
+                          if d.startswith("solutions/") and d.split("/")[1] not in found]
     return found
 
 
@@ -280,18 +291,15 @@ def compiled_includes(bdir, target):
 
 
 def kernel_include_folders(root, folder) -> List[str]:
-    """The other sections' folders a section's kernels may include (chapters/<folder>/CMakeLists.txt,
-    KERNEL_INCLUDES: solutions/<F> or chapters/<F>)."""
+    """The other sections' folders a section's kernels may include, as "solutions/<F>" or "chapters/<F>"
+    (chapters/<folder>/CMakeLists.txt, KERNEL_INCLUDES; not GIVEN_INCLUDES, the given library's)."""
     path = os.path.join(root, "chapters", folder, "CMakeLists.txt")
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except OSError:
         return []
-    found = []
-    for block in re.findall(r"KERNEL_INCLUDES([^)]*)", text):
-        found += [d for d in re.findall(r"(?:solutions|chapters)/(\w+)", block) if d not in found]
-    return found
+    return section_folders(text, "KERNEL_INCLUDES")
 
 
 def check_compiled_includes(root, bdir, folder, kernels_dir, label, targets) -> List[str]:
@@ -308,7 +316,9 @@ def check_compiled_includes(root, bdir, folder, kernels_dir, label, targets) -> 
     student_top = os.path.dirname(kernels_dir)
     allowed = [os.path.join(root, "common", "include"), os.path.join(root, "common", "emu", "module"), kernels_dir]
     for f in kernel_include_folders(root, folder):
-        allowed += [os.path.join(root, "solutions", f), os.path.join(root, "chapters", f), os.path.join(student_top, f)]
+        allowed.append(os.path.join(root, f))
+        if f.startswith("solutions/"):  # (the student release: the student's own folder of that section)
+            allowed.append(os.path.join(student_top, f.split("/")[1]))
     chapters = os.path.join(root, "chapters")
     generated = os.path.join(os.path.realpath(bdir), "chapters", folder)
     problems = []
