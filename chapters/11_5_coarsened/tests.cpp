@@ -62,8 +62,14 @@ TEST(Section11_5, CountsTheOperatorPerPhase) {
       const std::string what = std::string(c.name) + " " + scanlab::name(kind) + " scan; see " + SCANLAB_SOURCE_HINT;
       EXPECT_EQ(launch.grid_blocks, 1u) << what;
       EXPECT_EQ(launch.block_threads, T) << what;
-      EXPECT_EQ(launch.ops, c.phase1 + c.phase2 + c.phase3) << what;
       const auto& iv = launch.intervals;
+      // The total first, with where it comes from: the phases' counts and this kernel's applications
+      // between its barriers (load | phase 1 | 2 per Kogge-Stone step | phase 3 | store).
+      std::string intervals;
+      for (const auto& interval : iv) intervals += (intervals.empty() ? "" : " | ") + std::to_string(interval.ops);
+      EXPECT_EQ(launch.ops, c.phase1 + c.phase2 + c.phase3)
+          << what << ": phase 1 applies the operator " << c.phase1 << " times, phase 2 " << c.phase2 << ", phase 3 "
+          << c.phase3 << "; this kernel's applications between its barriers: " << intervals;
       ASSERT_EQ(iv.size(), 2 * c.log2t + 4) << what << ": load, phase 1, 2 per Kogge-Stone step, phase 3, store";
       EXPECT_EQ(iv.front().ops, 0u) << what << ": the load applies no operator";
       EXPECT_EQ(iv[1].ops, c.phase1) << what << ": phase 1";

@@ -49,6 +49,12 @@ VerifyResult check(const ScanProblem& p, const T* x, const T* y, Op op) {
     ++result.wrong;
     if (result.wrong == 1) {
       first << "element " << i << " of " << n << " is " << got << ", expected " << expected << extra;
+      // An exclusive scan's first element includes no input: a kernel that starts from 0 (a sum's
+      // identity) or from x[0] instead of Op::identity() is wrong there first.
+      if (i == 0 && p.kind == ScanKind::exclusive && got.rfind("never written", 0) != 0) {
+        first << " (the first element of an exclusive scan is the operator's identity, Op::identity(), "
+              << expected << " here)";
+      }
     }
   };
 
