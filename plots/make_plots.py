@@ -842,7 +842,7 @@ class Figure:
         self.csv, self.dtype, self.title, self.algorithms, self.over = csv, dtype, title, algorithms, over
 
 
-IN_BLOCK_RUN = "h100_in_block_sections_2026-11-23.csv"
+IN_BLOCK_RUN = "h100_in_block_same_n_2026-11-27.csv"  # (plots/in_block_same_n_gpu.sh)
 SECTIONS_RUN = "h100_sections_2026-11-23.csv"
 SECTION_FIGURES = {
     "kogge_stone_variants": Figure(IN_BLOCK_RUN, "int32", "Kogge-Stone (11.2): Fig. 11.3, double buffering and warp "
