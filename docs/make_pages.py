@@ -24,6 +24,10 @@ in the README, which a Git host does not show, mark what is generated:
         its row (work_measured, steps_unlimited, steps.32.thread, ...)
   <!-- gen examples --> table <!-- /gen -->
         the book's worked examples of Sec. 11.3 against the steps measured
+  <!-- gen banks LAYOUT load|store -->1248<!-- /gen -->
+        the bank conflicts of one block of LAYOUT (brent_kung or brent_kung_padded), counted from the
+        shared-memory addresses the Brent-Kung trees used on the emulator (GENERATED/data/11.4.banks.json,
+        scanlab_11_4_banks) as plots/make_plots.py counts them for the bank diagram
   <!-- gen trace NAME --> ``` ... ``` <!-- /gen -->
         a trace of the example array (GENERATED/trace_NAME.txt, docs/run_trace.cmake)
   <!-- gen nav -->  links  <!-- /gen -->
@@ -169,9 +173,10 @@ def code_lines(path, first, last):
 
 def without_todo_markers(lines):
     """The solution's lines without the exercise's markers (a TODO(student) comment, with the comment
-    lines that continue it): they are instructions for the stub, not part of the algorithm."""
+    lines that continue it): they are instructions for the stub, not part of the algorithm. Lines are
+    (number, text) pairs: the file's line number stays with each line."""
     out, skipping = [], False
-    for line in lines:
+    for no, line in lines:
         comment = line.strip().startswith("//")
         if "TODO(student)" in line:
             skipping = comment
@@ -179,47 +184,105 @@ def without_todo_markers(lines):
         if skipping and comment:
             continue
         skipping = False
-        out.append(line)
+        out.append((no, line))
     return out
 
 
 def fit_width(lines):
     """Lines of at most WIDTH characters where only comments are too long: a trailing comment moves
     above its code, and a block of comment lines that is too wide is wrapped again as one paragraph.
-    (A line of code stays as it is; the page wraps it.)"""
+    (A line of code stays as it is; the page scrolls it.) Lines are (number, text) pairs: a line of
+    code keeps its number in the file; a rewrapped comment block keeps its numbers where it has as many
+    lines as before, else only its first line has one; a comment moved above its code has None."""
     moved = []
-    for line in lines:
+    for no, line in lines:
         indent = line[:len(line) - len(line.lstrip())]
         code, sep, comment = line.partition("  // ")
         if len(line) > WIDTH and sep and code.strip() and '"' not in code:
-            moved += [indent + "// " + comment.strip(), code.rstrip()]
+            moved += [(None, indent + "// " + comment.strip()), (no, code.rstrip())]
         else:
-            moved.append(line)
+            moved.append((no, line))
     out, k = [], 0
     while k < len(moved):
-        line = moved[k]
+        no, line = moved[k]
         indent = line[:len(line) - len(line.lstrip())]
         if not line.lstrip().startswith("//"):
-            out.append(line)
+            out.append((no, line))
             k += 1
             continue
-        block = [line]
-        while k + len(block) < len(moved) and moved[k + len(block)].startswith(indent + "//") \
-                and moved[k + len(block)][len(indent):len(indent) + 2] == "//":
+        block = [moved[k]]
+        while k + len(block) < len(moved) and moved[k + len(block)][1].startswith(indent + "//") \
+                and moved[k + len(block)][1][len(indent):len(indent) + 2] == "//":
             block.append(moved[k + len(block)])
         k += len(block)
-        if all(len(x) <= WIDTH for x in block):
+        if all(len(x) <= WIDTH for _, x in block):
             out += block
             continue
-        words = " ".join(x.lstrip()[2:].strip() for x in block).split()
-        current = indent + "//"
+        words = " ".join(x.lstrip()[2:].strip() for _, x in block).split()
+        wrapped, current = [], indent + "//"
         for word in words:
             if len(current) + 1 + len(word) > WIDTH and current != indent + "//":
-                out.append(current)
+                wrapped.append(current)
                 current = indent + "//"
             current += " " + word
-        out.append(current)
+        wrapped.append(current)
+        numbers = [n for n, _ in block]
+        if len(wrapped) != len(numbers) or None in numbers:  # (as many lines: the block keeps its numbers)
+            numbers = [numbers[0]] + [None] * (len(wrapped) - 1)
+        out += list(zip(numbers, wrapped))
     return out
+
+
+# ---- code on a page: the file's line numbers in the margin ------------------------------------------
+# Doxygen 1.9 numbers no lines of a Markdown code block, and the snippet leaves lines out (the
+# exercise's TODO markers), so a reader counting from "from line N" lands elsewhere than the trace's
+# "kogge_stone.cuh:85". The page's snippet is raw HTML in Doxygen's own classes instead (fragment,
+# line, lineno, keyword, comment, ...), each line with its number in the file in the margin (not
+# selected when the code is copied: scanlab.css); the README keeps the Markdown block.
+CPP_FLOW = {"for", "if", "else", "while", "do", "return", "break", "continue", "switch", "case", "default", "goto"}
+CPP_TYPES = {"void", "bool", "char", "short", "int", "long", "unsigned", "signed", "float", "double", "auto",
+             "size_t", "uint32_t", "uint64_t", "int32_t", "int64_t", "T"}
+CPP_KEYWORDS = {"const", "constexpr", "static", "inline", "template", "typename", "class", "struct", "using",
+                "namespace", "static_cast", "reinterpret_cast", "const_cast", "volatile", "extern", "sizeof",
+                "true", "false", "nullptr", "__global__", "__device__", "__host__", "__shared__",
+                "__forceinline__", "operator", "enum", "this", "new", "delete", "public", "private"}
+CPP_TOKEN = re.compile(r'(?P<comment>//.*$)|(?P<string>"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\')'
+                       r'|(?P<pre>^\s*#.*$)|(?P<word>[A-Za-z_][A-Za-z0-9_]*)|(?P<other>.)')
+
+
+def highlight_cpp(line):
+    """One line of C++ as HTML with Doxygen's classes (a lexer for snippets, not a parser)."""
+    out = []
+    for m in CPP_TOKEN.finditer(line):
+        text = html.escape(m.group(0), quote=False)
+        if m.group("comment"):
+            out.append(f'<span class="comment">{text}</span>')
+        elif m.group("string"):
+            out.append(f'<span class="stringliteral">{text}</span>')
+        elif m.group("pre"):
+            out.append(f'<span class="preprocessor">{text}</span>')
+        elif m.group("word") in CPP_FLOW:
+            out.append(f'<span class="keywordflow">{text}</span>')
+        elif m.group("word") in CPP_TYPES:
+            out.append(f'<span class="keywordtype">{text}</span>')
+        elif m.group("word") in CPP_KEYWORDS:
+            out.append(f'<span class="keyword">{text}</span>')
+        else:
+            out.append(text)
+    return "".join(out)
+
+
+def numbered_code_html(rel, lines):
+    """The snippet as a raw HTML block for Doxygen: a fragment whose lines carry their number in the
+    file (blank for a comment the page rewrapped); the first line names the file."""
+    width = max(len(str(no)) for no, _ in lines if no is not None) if any(no for no, _ in lines) else 1
+    out = [f'<div class="line"><span class="lineno">{" " * width}</span>'
+           f'<span class="comment">// {html.escape(rel)} (the margin: its line numbers)</span></div>']
+    for no, text in lines:
+        out.append(f'<div class="line"><span class="lineno">{str(no or "").rjust(width)}</span>'
+                   f'{highlight_cpp(text)}</div>')
+    return ('\n\\htmlonly[block]<div class="fragment scanlab-numbered">' + "".join(out)
+            + '</div>\\endhtmlonly\n')
 
 
 # ---- tables and numbers from the measurement CSVs committed in the repository ----------------------
@@ -687,11 +750,14 @@ class Expander:
             return f"\n<em>These lines are yours to write: the TODO(student) blocks of {rel}.</em>\n", None
         if lines is None:
             return None, f"gen code {name}: {line_no}"
+        lines = list(enumerate(lines, line_no))
         if "/solutions/" in path.replace(os.sep, "/") + "/":
             lines = without_todo_markers(lines)
         lines = fit_width(lines)
         rel = os.path.relpath(path, self.root)
-        return f"\n```cpp\n// {rel}, from line {line_no}\n" + "\n".join(lines) + "\n```\n", None
+        if for_page:  # the page: the file's line numbers in the margin, which the traces' barriers name
+            return numbered_code_html(rel, lines), None
+        return f"\n```cpp\n// {rel}, from line {line_no}\n" + "\n".join(x for _, x in lines) + "\n```\n", None
 
     def counts_table(self, words, where):
         if not words:
@@ -751,6 +817,25 @@ class Expander:
                        f"threads | {ex['measured_thread']} | {ex['measured_warp']} |")
         return "\n".join(out) + "\n\n", None
 
+    def banks(self, words, where):
+        """LAYOUT load|store: the conflicts of one block, from the emulator's addresses (make_plots.py's
+        count, the one the bank diagram shows)."""
+        if len(words) != 2 or words[1] not in ("load", "store"):
+            return None, "gen banks needs LAYOUT load|store"
+        path = os.path.join(self.generated, "data", "11.4.banks.json")
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            return None, f"gen banks: no bank file ({path}: {e}; scanlab_11_4_banks writes it)"
+        sys.path.insert(0, os.path.join(self.root, "plots"))
+        import make_plots  # (the count the figure shows; matplotlib is imported only to draw)
+        layout = next((lay for lay in doc.get("layouts", []) if lay.get("name") == words[0]), None)
+        if layout is None:
+            return None, f"gen banks: {path} has no layout {words[0]}"
+        _, loads, stores = make_plots.bank_conflicts(doc, layout)
+        return str(loads if words[1] == "load" else stores), None
+
     def trace(self, words, where):
         path = os.path.join(self.generated, f"trace_{words[0] if words else ''}.txt")
         if not os.path.isfile(path):
@@ -793,6 +878,8 @@ class Expander:
                 new, err = self.examples(where)
             elif kind == "trace":
                 new, err = self.trace(rest, where)
+            elif kind == "banks":
+                new, err = self.banks(rest, where)
             elif kind == "nav" and section:
                 new, err = self.nav(section, for_page)
             elif kind == "sections":
@@ -806,7 +893,7 @@ class Expander:
                     new, err = match.group(2), None
             else:
                 new, err = None, f"unknown directive 'gen {match.group(1)}'"
-            if err and self.committed and kind in ("counts", "value", "work", "examples", "trace"):
+            if err and self.committed and kind in ("counts", "value", "work", "examples", "trace", "banks"):
                 err, new = None, match.group(2)  # no runs in this build: the README's copy stands
             if err:
                 self.problems.add(where, err)

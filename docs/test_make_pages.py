@@ -255,6 +255,12 @@ def main():
               '\\endhtmlonly' in page,
               "the figure is in the page: alt text (the README's caption), a link to the full-size image")
         check('\\ref sec_11_1 "11.1 First section"' in page, "the page links the previous section")
+        # The page's code carries the file's line numbers in its margin (lines 3-4, the TODO markers, are
+        # left out; the comment moved above its code has none), so a trace's "k.cuh:5" is the line marked 5.
+        check('<span class="lineno">2</span><span class="keywordflow">for</span> (<span class="keywordtype">int</span> s'
+              in page and '<span class="lineno">5</span>  work(s);' in page
+              and '<span class="lineno">3</span>' not in page and '<span class="lineno">4</span>' not in page,
+              "the page's code has the file's line numbers in its margin")
         check('See \\ref md_solutions_11_2_second_ANSWERS "the worksheet".' in page,
               "a link to a section's ANSWERS.md goes to its Doxygen page")
         other = open(f"{out}/p.md", encoding="utf-8").read()

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Draws scanlab's figures from the data its programs write (never from their printed output).
 
-    make_plots.py --data DIR --out DIR [--gpu-data DIR] [--only work,steps,trace,bandwidth]
+    make_plots.py --data DIR --out DIR [--gpu-data DIR] [--only work,steps,trace,bandwidth,banks]
 
 Reads, in --data:
   *.json  "scanlab.work_efficiency/1" (scanlab_11_3 --json FILE): operator applications and steps
           per algorithm and n, measured by the emulator, with the model and the book's formulas;
           "scanlab.trace/1" (scanlab_11_3 --trace FILE): the shared arrays after every barrier of an
-          8- and a 16-element scan; other JSON files are passed over.
+          8- and a 16-element scan; "scanlab.banks/1" (scanlab_11_4_banks FILE): the shared-memory
+          word each operator application of the Brent-Kung trees read and wrote, both layouts, on the
+          emulator; other JSON files are passed over.
   *.csv   timings (device, algorithm, n, median_us or median_ms, gbps; optionally type, verified,
           backend), read by docs/measurements/measurements.py, the reader the pages use too: the
           section programs' --csv files and scanlab_bench's. Emulator (backend cpu) and unverified
@@ -18,7 +20,11 @@ Writes, in --out (PNG and SVG each):
   work_vs_n         operator applications against n (log-log), measured and the book's formulas
   steps_vs_n        steps on P = 32, 128, 1024 execution units, thread and warp granularity, and
                     the book's estimates, with the book's worked examples marked
-  trace_<source>_<algorithm>_n<N>   the array after each step, drawn like the book's figures
+  trace_<source>_<algorithm>_n<N>   the array after each step, drawn like the book's figures: a
+                    row per array that changed, labelled by its stride or phase, an arrow per operand
+  brent_kung_banks  the bank of each lane of warp 0 at every stride of both trees, not padded and
+                    padded (GPU Gems 3, ch. 39), with the conflicts of the whole block per step; its
+                    caption (brent_kung_banks.caption) gives the block's totals
   the section figures (SECTION_FIGURES: kogge_stone_variants, kogge_stone_vs_brent_kung,
                     coarsened_shapes, hierarchical_bandwidth, single_pass_bandwidth,
                     full_scans_bandwidth, decoupled_lookback_bandwidth) and bandwidth_applications
@@ -46,7 +52,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "docs", "measurements"))
 import measurements  # noqa: E402  (the one reader of the measurement CSVs)
 WORK_SCHEMA = "scanlab.work_efficiency/1"
 TRACE_SCHEMA = "scanlab.trace/1"
-ALL_PLOTS = ("work", "steps", "trace", "bandwidth")
+BANKS_SCHEMA = "scanlab.banks/1"
+ALL_PLOTS = ("work", "steps", "trace", "bandwidth", "banks")
+DEFAULT_PLOTS = ("work", "steps", "trace", "bandwidth")  # (banks: the docs build asks for it)
 
 # One colour and marker per algorithm, the same in every figure (the family's colour for its
 # first-named algorithm in the work and step figures). Names as the CSVs and JSON files spell them,
@@ -200,10 +208,11 @@ def check_trace(doc, path):
 
 
 def load(data_dir):
-    """The work and trace JSON files and the timing runs (measurements.Run, one per CSV) in data_dir."""
+    """The work, trace and bank JSON files and the timing runs (measurements.Run, one per CSV) in data_dir."""
     if not os.path.isdir(data_dir):
         raise PlotError(f"--data {data_dir} is not a folder (give the folder the programs wrote their JSON/CSV to)")
     work, traces, runs, notes = [], [], [], []
+    banks = []
     for path in sorted(glob.glob(os.path.join(data_dir, "*.json"))):
         doc = read_json(path)
         schema = doc.get("schema") if isinstance(doc, dict) else None
@@ -211,6 +220,8 @@ def load(data_dir):
             work.append((path, check_work(doc, path)))
         elif schema == TRACE_SCHEMA:
             traces.append((path, check_trace(doc, path)))
+        elif schema == BANKS_SCHEMA:
+            banks.append((path, check_banks(doc, path)))
         else:
             notes.append(f"{os.path.basename(path)}: not a work or trace file, passed over")
     for path in sorted(glob.glob(os.path.join(data_dir, "*.csv"))):
@@ -218,7 +229,7 @@ def load(data_dir):
             run = read_run(path)
             if run is not None and any(r.verified and r.backend != "cpu" for r in run.rows):
                 runs.append(run)
-    return work, traces, runs, notes
+    return work, traces, banks, runs, notes
 
 
 def read_run(path):
@@ -471,34 +482,168 @@ def cell_text(run):
     return f"x{lo}" if lo == hi else f"x{lo}..\n{hi}" if hi - lo >= 1 else ""
 
 
+# What a trace figure draws, found in the values alone (x[i] = 2^i, so a value says which inputs it
+# sums): per barrier, each traced array that changed is a row; each changed cell is explained as a
+# combination (its right operand: the cell's old value or a cell of another array ending at the same
+# input; its left operand: the cell that sums the inputs just before) or a copy; and the row's label
+# says the step by its stride, or by its phase, as the book's figures do.
+PLACE_ORDER = ("previous", "other", "chain")  # where a left operand is looked for, on a tie
+
+
+def covers(d):
+    return isinstance(d, tuple) and len(d) == 2
+
+
 def trace_rows(run):
-    """[(label, values)] for the drawing: the input, the traced array each time it changed, the output."""
-    frames = sorted(run["frames"], key=lambda f: (f["launch"], f["step"]))
-    if not frames:
-        return []
-    longest = max(len(f["values"]) for f in frames)
-    names = [f["name"] for f in frames if len(f["values"]) == longest]
-    main = [nm for nm in dict.fromkeys(names)]
-    rows = [("x (input)", [str(v) for v in run["input"]])]
-    previous = {}
-    for f in frames:
-        if f["name"] not in main:
-            continue
-        values = f["values"]
-        before = previous.get((f["launch"], f["name"]))
-        previous[(f["launch"], f["name"])] = values
-        if all(v == "?" for v in values):
-            continue
-        if values == rows[-1][1] or (before is not None and values == before and values == rows[-1][1]):
-            continue
-        where = os.path.basename(f.get("where", "")) if f.get("where") else ""
-        name = f["name"] if len(main) > 1 else f["name"]
-        rows.append((f"{name} after barrier {f['step'] + 1}" + (f"\n({where})" if where else ""), values))
+    """The rows of a trace figure: the input, then each traced array each time a barrier shows it
+    changed (the coarsened scan's XY and totals each get rows), then the output if it differs from
+    the last full row. Each row: {label, array, values, decoded, where, launch, before, combos}
+    (combos: trace_combos), its label from step_labels."""
     n = run["n"]
+    inputs = [str(v) for v in run["input"]]
+    rows = [{"label": "x (input)", "array": "x", "values": inputs, "decoded": [decode(v, n) for v in inputs],
+             "where": "", "launch": -1, "before": None, "combos": []}]
+    state = {}  # (launch, array) -> the index of its latest row
+    groups = {}
+    for f in run["frames"]:
+        groups.setdefault((f["launch"], f["step"]), []).append(f)
+    for (launch, _), group in sorted(groups.items()):
+        for f in group:
+            key, values = (launch, f["name"]), f["values"]
+            if all(v == "?" for v in values):
+                continue
+            before = state.get(key)
+            if before is not None and rows[before]["values"] == values:
+                continue
+            if before is None and values == inputs:
+                state[key] = 0  # the load: the input row shows it
+                continue
+            row = {"label": "", "array": f["name"], "values": values, "decoded": [decode(v, n) for v in values],
+                   "where": f.get("where", ""), "launch": launch, "before": before}
+            rows.append(row)
+            others = sorted({k for (lch, name), k in state.items() if name != f["name"] and lch == launch} | {0},
+                            reverse=True)  # the other arrays' latest rows, the most recent first; the input last
+            row["combos"] = trace_combos(rows, len(rows) - 1, others)
+            state[key] = len(rows) - 1
     out = [str(v) for v in run["output"]]
-    if out != [v for v in rows[-1][1][:n]]:
-        rows.append(("y (output)", out))
+    last_full = next(r for r in reversed(rows) if len(r["values"]) >= n)
+    if out != last_full["values"][:n]:
+        rows.append({"label": "y (output)", "array": "y", "values": out, "decoded": [decode(v, n) for v in out],
+                     "where": "", "launch": -1, "before": None, "combos": []})
+    step_labels(run, rows)
     return rows
+
+
+def trace_combos(rows, r, others):
+    """How row r's changed cells were made: [{kind: "copy" or "combine", target: i, place, left: (row, j),
+    right: (row, j)}] (a copy has its source as left). A left operand may be in the array's previous
+    row ("previous"), in another array's latest row ("other"), or earlier in the same row ("chain": a
+    thread's sequential loop); the data alone may allow more than one, so the place that explains the
+    most cells of the row is taken for all (a step is one line of code), ties in PLACE_ORDER."""
+    row = rows[r]
+    before = row["before"]
+    previous = rows[before]["decoded"] if before is not None else []
+    options = {}
+    for i, d in enumerate(row["decoded"]):
+        old = previous[i] if i < len(previous) else None
+        if not covers(d) or d == old:
+            continue
+        copy = next(((k, j) for k in others for j, s in enumerate(rows[k]["decoded"]) if s == d), None)
+        if copy and not (covers(old) and old[1] == d[1] and old[0] > d[0]):
+            options[i] = [{"kind": "copy", "target": i, "place": "copy", "left": copy, "right": None}]
+            continue
+        rights = []
+        if covers(old) and old[1] == d[1] and old[0] > d[0]:
+            rights.append((before, i))
+        rights += sorted(((k, j) for k in others for j, s in enumerate(rows[k]["decoded"])
+                          if covers(s) and s[1] == d[1] and s[0] > d[0]), key=lambda kj: (kj[1] != i, -kj[0]))
+        found = []
+        for rk, rj in rights:
+            want = (d[0], rows[rk]["decoded"][rj][0] - 1)
+            places = [("previous", before, j) for j in range(len(previous))] if before is not None else []
+            places += [("other", k, j) for k in others for j in range(len(rows[k]["decoded"]))]
+            places += [("chain", r, j) for j in range(i)]
+            for place, k, j in places:
+                if rows[k]["decoded"][j] == want:
+                    found.append({"kind": "combine", "target": i, "place": place, "left": (k, j), "right": (rk, rj)})
+            if found:
+                break
+        if found:
+            options[i] = found
+    count = {p: sum(any(o["place"] == p for o in opts) for opts in options.values()) for p in PLACE_ORDER}
+    # A step of one stride reads its left operands one stride back; where the array's previous row
+    # explains the cells only at many different distances and another array explains as many (the
+    # coarsened scan's phase 3 with two subsections: XY[7] and totals[0] hold the same sum), the
+    # other array is the step's source.
+    strides = {o["target"] - o["left"][1] for opts in options.values() for o in opts if o["place"] == "previous"}
+    order = ("other", "previous", "chain") if len(strides) > 2 else PLACE_ORDER
+    rank = sorted(PLACE_ORDER, key=lambda p: (-count[p], order.index(p)))
+    combos = []
+    for i, opts in sorted(options.items()):
+        best = min(opts, key=lambda o: (rank.index(o["place"]) if o["place"] in rank else -1,
+                                        abs(o["left"][1] - i)))
+        combos.append(best)
+    return combos
+
+
+def stride_of(rows, combo):
+    """The distance between a combination's operands, in the array's own indices (a chain's is 1)."""
+    return combo["target"] - combo["left"][1]
+
+
+def step_labels(run, rows):
+    """Each row's label: its step by stride or phase, as the book names them, and where the emulator
+    saw it (the barrier's line in the kernel file, which the page's code shows in its margin).
+    Brent-Kung: the reduction tree (each result sums 2 x stride inputs) and the reverse tree; the
+    coarsened scan: phase 1 (each thread's sequential scan, and the subsection totals), phase 2 (the
+    scan of the totals, by stride) and phase 3 (each subsection takes the totals before it); any other:
+    the stride. A run of several launches names the launch."""
+    algorithm = run["algorithm"]
+    launches = len({r["launch"] for r in rows if r["launch"] >= 0})
+    for row in rows[1:]:
+        if row["label"]:
+            continue
+        combos = row["combos"]
+        joins = [c for c in combos if c["kind"] == "combine"]
+        places = {c["place"] for c in joins}
+        strides = sorted({stride_of(rows, c) for c in joins if c["place"] == "previous"})
+        stride = "stride " + ", ".join(str(s) for s in strides) if strides else ""
+        if not joins and combos:
+            what = "the load" if all(c["left"][0] == 0 for c in combos) else "copies"
+        elif not joins:
+            what = "changed"
+        elif algorithm.startswith("coarsened"):
+            if places == {"chain"} or "chain" in places and row["array"] != "totals":
+                what = "phase 1: each thread's scan"
+            elif "other" in places and row["array"] != "totals":
+                what = "phase 3: the totals before"
+            else:
+                what = f"phase 2, {stride}" if stride else "phase 2"
+        elif algorithm.startswith("brent_kung") and stride:
+            pairs = all(c["left"] is not None and (row["decoded"][c["target"]][1] - row["decoded"][c["target"]][0] + 1)
+                        == 2 * stride_of(rows, c) for c in joins)
+            what = f"{'reduction tree' if pairs else 'reverse tree'}, {stride}"
+        elif places == {"chain"}:
+            what = "sequential scan"
+        else:
+            what = stride or "combined"
+        if algorithm.startswith("coarsened") and not joins and combos and row["array"] == "totals":
+            what = "phase 1: the totals"
+        where = re.match(r"^.*:(\d+)$", row["where"] or "")
+        seen = f"barrier, line {where.group(1)}" if where else (row["where"] or "").replace("end of", "end of the")
+        head = f"launch {row['launch'] + 1}: " if launches > 1 else ""
+        row["label"] = f"{head}{row['array']}: {what}\n(seen at the {seen})" if seen else f"{head}{row['array']}: {what}"
+
+
+def trace_columns(rows):
+    """The column of each array's cell: the longest arrays one cell per column; a shorter one (the
+    coarsened scan's totals) under the last column of each part it stands for."""
+    longest = max(len(r["values"]) for r in rows)
+
+    def column(row, i):
+        m = len(row["values"])
+        return i if m == longest or longest % m else (i + 1) * (longest // m) - 1
+    return longest, column
 
 
 def plot_trace(run, source, out_dir, written):
@@ -508,57 +653,176 @@ def plot_trace(run, source, out_dir, written):
     rows = trace_rows(run)
     if len(rows) < 2:
         return False
-    width = max(len(r[1]) for r in rows)
-    cell_w, cell_h = 1.0, 1.0
-    fig_w = 2.4 + 0.62 * width
-    fig_h = 1.3 + 0.95 * len(rows)
+    width, column = trace_columns(rows)
+    cell_w, cell_h, gap = 1.0, 1.0, 1.6
+    # Sized for the page: the PNG (labels, then the cells) is shown about 680 px wide, where 10-point
+    # text is about 10 px; the link under the figure opens it full size.
+    fig_w = 0.5 + 0.42 * width
+    fig_h = 1.0 + 0.62 * len(rows)
     fig, ax = plt.subplots(figsize=(fig_w, fig_h))
-    decoded = [[decode(v, n) for v in values] for _, values in rows]
-    for r, (label, values) in enumerate(rows):
-        y = -r * 1.6
-        ax.text(-0.35, y + cell_h / 2, label, ha="right", va="center", fontsize=7.5)
-        for i, v in enumerate(values):
-            d = decoded[r][i]
-            changed = r > 0 and i < len(decoded[r - 1]) and d != decoded[r - 1][i] and label != "y (output)"
-            face = "white"
-            if d == "?":
-                face = "#f4b6b6"
-            elif d is None:
-                face = "#f08080"
-            elif changed:
-                face = "#ffd966"
-            ax.add_patch(Rectangle((i * cell_w, y), cell_w * 0.94, cell_h, facecolor=face, edgecolor="#333333",
+
+    def y_of(r):
+        return -r * gap
+
+    def centre(r, i):
+        return column(rows[r], i) * cell_w + 0.47
+
+    for r, row in enumerate(rows):
+        y = y_of(r)
+        ax.text(-0.35, y + cell_h / 2, row["label"], ha="right", va="center", fontsize=10)
+        changed = {c["target"] for c in row["combos"]}
+        before = rows[row["before"]]["decoded"] if row.get("before") is not None else None
+        for i, v in enumerate(row["values"]):
+            d = row["decoded"][i]
+            moved = i in changed or (before is not None and i < len(before) and d != before[i]
+                                     and row["label"] != "y (output)")
+            face = "#f4b6b6" if d == "?" else "#f08080" if d is None else "#ffd966" if moved else "white"
+            x = column(row, i) * cell_w
+            ax.add_patch(Rectangle((x, y), cell_w * 0.94, cell_h, facecolor=face, edgecolor="#333333",
                                    lw=0.7, hatch="//" if d == "?" else None))
             text = cell_text(d) if d is not None else f"{v}\nwrong"
-            if i >= n and d == ():
+            if i >= n and d == () and len(row["values"]) == width:
                 text = "pad"
-            ax.text(i * cell_w + 0.47, y + cell_h / 2, text, ha="center", va="center",
-                    fontsize=7 if width <= 8 else 6)
-            # Arrows: the element combined into a changed cell came from the row above.
-            if changed and isinstance(d, tuple) and d and isinstance(decoded[r - 1][i], tuple) and decoded[r - 1][i]:
-                old = decoded[r - 1][i]
-                if d[1] == old[1] and d[0] < old[0]:
-                    want = (d[0], old[0] - 1)
-                    sources = [j for j, s in enumerate(decoded[r - 1]) if s == want]
-                    if sources:
-                        j = min(sources, key=lambda j: abs(j - (old[0] - 1)))
-                        ax.add_patch(FancyArrowPatch((j * cell_w + 0.47, y + 1.6), (i * cell_w + 0.47, y + cell_h),
-                                                     arrowstyle="-|>", mutation_scale=7, color="#b8860b", lw=0.8))
-                    ax.add_patch(FancyArrowPatch((i * cell_w + 0.47, y + 1.6), (i * cell_w + 0.47, y + cell_h),
-                                                 arrowstyle="-", color="#999999", lw=0.6))
+            ax.text(x + 0.47, y + cell_h / 2, text, ha="center", va="center", fontsize=8.5)
+        for c in row["combos"]:
+            i = c["target"]
+            tx, ty = centre(r, i), y + cell_h
+            k, j = c["left"]
+            if c["kind"] == "copy":
+                ax.add_patch(FancyArrowPatch((centre(k, j), y_of(k)), (tx, ty), arrowstyle="-|>", mutation_scale=7,
+                                             color="#777777", lw=0.7, linestyle="--"))
+                continue
+            if k == r:  # earlier in the same row: a thread's sequential loop, an arc over the cells
+                ax.add_patch(FancyArrowPatch((centre(k, j), ty), (tx, ty), arrowstyle="-|>", mutation_scale=7,
+                                             color="#b8860b", lw=0.8, connectionstyle="arc3,rad=-0.6"))
+            else:
+                ax.add_patch(FancyArrowPatch((centre(k, j), y_of(k)), (tx, ty), arrowstyle="-|>", mutation_scale=7,
+                                             color="#b8860b", lw=0.8))
+            rk, rj = c["right"]
+            ax.add_patch(FancyArrowPatch((centre(rk, rj), y_of(rk)), (tx, ty), arrowstyle="-", color="#999999",
+                                         lw=0.6))
     for i in range(width):
-        ax.text(i * cell_w + 0.47, 1.25, f"{i}", ha="center", va="bottom", fontsize=7, color="#555555")
+        ax.text(i * cell_w + 0.47, 1.25, f"{i}", ha="center", va="bottom", fontsize=9, color="#555555")
     ax.set_xlim(-0.2, width * cell_w + 0.1)
-    ax.set_ylim(-(len(rows) - 1) * 1.6 - 0.3, 1.8)
+    ax.set_ylim(-(len(rows) - 1) * gap - 0.3, 1.8)
     ax.axis("off")
     status = "output verified" if run["verified"] else "WRONG OUTPUT: " + (run.get("failure") or "")[:90]
     work = run.get("work_measured")
     title = (f"{run['algorithm']} ({run.get('section', '')}, {source}): {n} elements x[i] = 2^i, "
              f"{run.get('threads', '?')} thread{'' if run.get('threads') == 1 else 's'}; {work} operator applications; {status}")
-    ax.set_title(title, fontsize=9, loc="left")
-    fig.text(0.01, 0.005, "xa..b = x[a] + ... + x[b]; yellow: combined in this step (arrow: the partial sum it took "
-             "in); red hatched: never written; pad: the identity past n", fontsize=7)
+    ax.set_title(title, fontsize=10, loc="right")
+    import textwrap
+    note = ("xa..b = x[a] + ... + x[b]; yellow: changed in this step; gold arrow: the left operand, grey line: the "
+            "right (the cell's old value), gold arc: within one thread's loop, dashed: a copy; red hatched: never "
+            "written; pad: the identity past n")
+    ax.text(width * cell_w, -(len(rows) - 1) * gap - 0.5, "\n".join(textwrap.wrap(note, 70)), ha="right", va="top",
+            fontsize=9)
     save(fig, out_dir, f"trace_{source}_{run['algorithm']}_n{n}", written)
+    return True
+
+
+# -- the Brent-Kung bank diagram --
+
+def check_banks(doc, path):
+    for key in ("section", "threads", "banks", "word_bytes"):
+        need(doc, key, int, path, "the file")
+    layouts = need(doc, "layouts", list, path, "the file")
+    if len(layouts) != 2:
+        raise PlotError(f"{path}: 'layouts' must hold the two layouts (not padded, padded)")
+    for i, layout in enumerate(layouts):
+        where = f"layout {i + 1}"
+        need(layout, "name", str, path, where)
+        need(layout, "padded", bool, path, where)
+        for a in need(layout, "accesses", list, path, where):
+            if not isinstance(a, list) or len(a) != 6 or not all(isinstance(v, int) for v in a):
+                raise PlotError(f"{path}: {where}: each access is [thread, tree, stride, left, right, write]")
+    return doc
+
+
+def bank_steps(doc, layout):
+    """[(tree, stride, {warp: [(lane, left, right, write)]})] in the order the kernel runs them."""
+    steps = {}
+    for thread, tree, stride, left, right, write in layout["accesses"]:
+        steps.setdefault((tree, stride), {}).setdefault(thread // 32, []).append((thread % 32, left, right, write))
+    return sorted(steps.items(), key=lambda kv: (kv[0][0], kv[0][1] if kv[0][0] == 0 else -kv[0][1]))
+
+
+def ways(words, banks):
+    """The n-way conflict of one warp's access: the most distinct words in one bank (a word read by
+    several lanes is one broadcast)."""
+    per = {}
+    for w in words:
+        per.setdefault(w % banks, set()).add(w)
+    return max((len(v) for v in per.values()), default=0)
+
+
+def bank_conflicts(doc, layout):
+    """Per step: (tree, stride, warp 0's lanes, the worst n-way of any warp, the block's extra load
+    wavefronts (both operands), extra store wavefronts); and the block's totals."""
+    banks = doc["banks"]
+    out, loads, stores = [], 0, 0
+    for (tree, stride), warps in bank_steps(doc, layout):
+        worst = ld = st = 0
+        for lanes in warps.values():
+            for k in (1, 2):
+                d = ways([a[k] for a in lanes], banks)
+                ld += d - 1
+                worst = max(worst, d)
+            d = ways([a[3] for a in lanes], banks)
+            st += d - 1
+            worst = max(worst, d)
+        out.append((tree, stride, sorted(warps.get(0, [])), worst, ld, st))
+        loads, stores = loads + ld, stores + st
+    return out, loads, stores
+
+
+def plot_banks(doc, out_dir, written):
+    """The bank of the element each lane of warp 0 updates (and reads: the other operand is `stride`
+    away), step by step, not padded (top) and padded (bottom), as GPU Gems 3 draws it; beside each
+    row the worst conflict of any warp in that step and the block's extra wavefronts."""
+    import textwrap
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+    banks = doc["banks"]
+    palette = [plt.get_cmap("tab20")(i) for i in range(20)] + [plt.get_cmap("tab20b")(i) for i in range(20)]
+    colours = [palette[(7 * b) % len(palette)] for b in range(banks)]  # neighbouring banks far apart
+    layouts = doc["layouts"]
+    data = [bank_conflicts(doc, lay) for lay in layouts]
+    rows = max(len(d[0]) for d in data)
+    fig, axes = plt.subplots(2, 1, figsize=(9.3, 2 * (0.3 * rows + 0.9) + 1.0))
+    caption = []
+    for ax, lay, (steps, loads, stores) in zip(axes, layouts, data):
+        for r, (tree, stride, lanes, worst, ld, st) in enumerate(steps):
+            y = -r
+            name = "reduction" if tree == 0 else "reverse"
+            ax.text(-0.4, y + 0.45, f"{name}, stride {stride}", ha="right", va="center", fontsize=11)
+            for lane, left, right, write in lanes:
+                b = write % banks
+                ax.add_patch(Rectangle((lane, y), 0.94, 0.9, facecolor=colours[b], edgecolor="#555555", lw=0.4))
+                ax.text(lane + 0.47, y + 0.45, str(b), ha="center", va="center", fontsize=7.5)
+            ax.text(32.4, y + 0.45, f"{worst}-way  +{ld} / +{st}", ha="left", va="center", fontsize=10.5,
+                    color="#b22222" if worst > 2 else "#333333")
+        for lane in range(32):
+            ax.text(lane + 0.47, 1.05, str(lane), ha="center", va="bottom", fontsize=8, color="#555555")
+        ax.text(32.4, 1.05, "worst, extra ld / st", ha="left", va="bottom", fontsize=10, color="#555555")
+        ax.set_xlim(-10.5, 41.5)
+        ax.set_ylim(-rows - 0.2, 2.2)
+        ax.axis("off")
+        layout_text = "element i at XY[i + i/32]" if lay["padded"] else "element i at XY[i]"
+        ax.set_title(f"{lay['name']} ({layout_text}): {loads} load and {stores} store conflicts per block",
+                     fontsize=12, loc="left")
+        caption.append(f"{lay['name']} {loads} load and {stores} store conflicts")
+    note = (f"Each cell: the bank (word mod {banks}) of the element lane t of warp 0 updates, XY[at(index)], at each "
+            f"step of one {doc['section']}-element section ({doc['threads']} threads), from the addresses the kernel "
+            "used on the emulator. Right: the worst n-way conflict of any warp in that step (its two loads and its "
+            "store), and the block's extra load and store wavefronts in that step (an n-way access costs n - 1).")
+    fig.text(0.01, 0.003, "\n".join(textwrap.wrap(note, 105)), fontsize=10, va="bottom")
+    fig.subplots_adjust(left=0.01, right=0.99, top=0.96, bottom=0.08, hspace=0.12)
+    save(fig, out_dir, "brent_kung_banks", written)
+    write_caption(out_dir, "brent_kung_banks",
+                  f"Drawn from the addresses the solution's brent_kung_trees used on the emulator "
+                  f"({doc.get('kernel_file', '')}, one {doc['section']}-element section, {doc['threads']} threads): "
+                  + " and ".join(caption) + " per block (an n-way access counted as n - 1).")
     return True
 
 
@@ -578,7 +842,7 @@ class Figure:
         self.csv, self.dtype, self.title, self.algorithms, self.over = csv, dtype, title, algorithms, over
 
 
-IN_BLOCK_RUN = "h100_in_block_sections_2026-11-23.csv"
+IN_BLOCK_RUN = "h100_in_block_same_n_2026-11-27.csv"  # (plots/in_block_same_n_gpu.sh)
 SECTIONS_RUN = "h100_sections_2026-11-23.csv"
 SECTION_FIGURES = {
     "kogge_stone_variants": Figure(IN_BLOCK_RUN, "int32", "Kogge-Stone (11.2): Fig. 11.3, double buffering and warp "
@@ -941,7 +1205,7 @@ def main(argv=None):
     parser.add_argument("--out", required=True, help="folder for the PNG and SVG files (created)")
     parser.add_argument("--gpu-data", default=os.path.join(HERE, "data"),
                         help="folder of committed GPU timing CSVs (default: plots/data)")
-    parser.add_argument("--only", default=",".join(ALL_PLOTS),
+    parser.add_argument("--only", default=",".join(DEFAULT_PLOTS),
                         help="comma-separated subset of: " + ", ".join(ALL_PLOTS))
     args = parser.parse_args(argv)
     try:
@@ -949,7 +1213,7 @@ def main(argv=None):
         unknown = [w for w in wanted if w not in ALL_PLOTS]
         if unknown:
             raise PlotError(f"--only: unknown plot {', '.join(unknown)} (choose from {', '.join(ALL_PLOTS)})")
-        work, traces, runs, notes = load(args.data)
+        work, traces, banks, runs, notes = load(args.data)
         if ("work" in wanted or "steps" in wanted) and not work:
             raise PlotError(f"no work-efficiency JSON in {args.data} "
                             "(write one with: scanlab_11_3 --json DIR/work_efficiency.json)")
@@ -976,6 +1240,11 @@ def main(argv=None):
                     drawn += plot_trace(run, doc.get("source", "solution"), args.out, written)
             if drawn == 0:
                 raise PlotError("the trace files hold no traced array to draw")
+        if "banks" in wanted:
+            if not banks:
+                raise PlotError(f"no bank file in {args.data} (write one with: scanlab_11_4_banks DIR/11.4.banks.json)")
+            for path, doc in banks:
+                plot_banks(doc, args.out, written)
         if "bandwidth" in wanted:
             for run in runs:
                 draw_run_figures(run, args.out, written)

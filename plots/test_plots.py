@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Tests of make_plots.py (ctest: plots.make_plots, label "plots").
 
-Draws every figure headless from the small data in plots/testdata/ (written by scanlab_11_3 and a
-made-up GPU CSV) and checks each image is a real, non-blank PNG. Then no figure drops a committed
+Draws every figure headless from the small data in plots/testdata/ (written by scanlab_11_3, by
+scanlab_11_4_banks for a 64-thread block, and a made-up GPU CSV) and checks each image is a real,
+non-blank PNG; the trace figures name each step by its stride or phase and draw an arrow into every
+cell a step changed, and the bank diagram counts the conflicts of the addresses it is given. Then no figure drops a committed
 point: every section figure and 11.9's, drawn from the committed GPU runs (plots/data/), has for each
 algorithm it names exactly the verified points of its one CSV (read here with the csv module, not
 with make_plots' reader), GB/s on log-log axes, and below it the comparisons at the same n on a
@@ -70,6 +72,75 @@ def one_error_line(result, expect):
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     return (result.returncode == 1 and len(lines) == 1 and lines[0].startswith("make_plots.py: error:")
             and expect in lines[0]), lines
+
+
+# ---- the book's pictures: trace figures and the bank diagram -----------------------------------------
+
+def check_traces(make_plots):
+    """Every row of every trace figure of plots/testdata/traces.json (scanlab_11_3 --trace, cut to three
+    runs) is named by its stride, tree or phase, never by a barrier's number; every cell a row changed
+    has its arrow (a combination or a copy); the coarsened scan shows its totals and its three phases,
+    with an arrow into each cell of phase 1 (but a subsection's first) and of phase 3 (but the first
+    subsection's)."""
+    with open(os.path.join(TESTDATA, "traces.json")) as f:
+        runs = json.load(f)["runs"]
+    for run in runs:
+        name = f"trace of {run['algorithm']}, n = {run['n']}"
+        rows = make_plots.trace_rows(run)
+        steps = [r for r in rows[1:] if r["label"] != "y (output)"]
+        named = all(any(w in r["label"] for w in ("stride", "phase", "the load")) and "after barrier" not in r["label"]
+                    for r in steps)
+        check(steps and named, f"{name}: each step named by stride or phase ({[r['label'] for r in steps]})")
+        for r in steps:
+            before = rows[r["before"]]["decoded"] if r["before"] is not None else [None] * len(r["values"])
+            changed = {i for i, d in enumerate(r["decoded"]) if d != before[i]}
+            arrows = {c["target"] for c in r["combos"]}
+            check(changed == arrows, f"{name}: '{r['label'].splitlines()[0]}': an arrow into every changed cell "
+                  f"(changed {sorted(changed)}, arrows {sorted(arrows)})")
+        if run["algorithm"].startswith("coarsened") and run["threads"] > 1:
+            labels = [r["label"] for r in steps]
+            check(any(r["array"] == "totals" for r in steps), f"{name}: the totals are drawn")
+            for phase in ("phase 1", "phase 2", "phase 3"):
+                check(any(phase in label for label in labels), f"{name}: {phase} is named")
+            per = run["n"] // run["threads"]
+            p1 = next(r for r in steps if "phase 1" in r["label"] and r["array"] == "XY")
+            p3 = next(r for r in steps if "phase 3" in r["label"])
+            check({c["target"] for c in p1["combos"]} == {i for i in range(run["n"]) if i % per},
+                  f"{name}: phase 1 has an arrow into every element but each subsection's first")
+            check({c["target"] for c in p3["combos"]} == set(range(per, run["n"])),
+                  f"{name}: phase 3 has an arrow into every element of every subsection but the first")
+
+
+def check_banks(make_plots, tmp):
+    """plots/testdata/banks.json (scanlab_11_4_banks FILE 64: the trees' addresses on the emulator) drawn,
+    and the conflicts make_plots counts (in the figure's caption and on the page) equal to a count
+    made here: per warp and access, the most different words in one bank, less one."""
+    with open(os.path.join(TESTDATA, "banks.json")) as f:
+        doc = json.load(f)
+    out = os.path.join(tmp, "banks")
+    os.makedirs(out)
+    written = []
+    make_plots.plot_banks(make_plots.check_banks(doc, "banks.json"), out, written)  # (in this process: faster)
+    check(png_ok(os.path.join(out, "brent_kung_banks.png")), "the bank diagram is drawn")
+    with open(os.path.join(out, "brent_kung_banks.caption")) as f:
+        caption = f.read()
+    for layout in doc["layouts"]:
+        groups = {}
+        for thread, tree, stride, left, right, write in layout["accesses"]:
+            for k, word in enumerate((left, right, write)):
+                groups.setdefault((tree, stride, thread // 32, k), []).append(word)
+        extra = [0, 0, 0]
+        for (_, _, _, k), words in groups.items():
+            banks = {}
+            for w in set(words):
+                banks[w % 32] = banks.get(w % 32, 0) + 1
+            extra[k] += max(banks.values()) - 1
+        _, loads, stores = make_plots.bank_conflicts(doc, layout)
+        check((loads, stores) == (extra[0] + extra[1], extra[2]),
+              f"banks, {layout['name']}: {loads} load and {stores} store conflicts, counted here "
+              f"{extra[0] + extra[1]} and {extra[2]}")
+        check(f"{layout['name']} {loads} load and {stores} store conflicts" in caption,
+              f"banks, {layout['name']}: the caption gives its counts")
 
 
 # ---- every committed point drawn: each figure's curves against its CSV --------------------------------
@@ -247,7 +318,7 @@ def main():
         result = run("--data", TESTDATA, "--out", out, "--gpu-data", empty_gpu)
         check(result.returncode == 0, f"make_plots.py on plots/testdata exits 0 ({result.stderr.strip()})")
         expected = ["work_vs_n", "steps_vs_n", "trace_solution_kogge_stone_n8", "trace_solution_brent_kung_n8",
-                    "bandwidth_gpu_example_int32_in_block"]
+                    "trace_solution_coarsened_256x4_n16", "bandwidth_gpu_example_int32_in_block"]
         for stem in expected:
             check(png_ok(os.path.join(out, stem + ".png")), f"{stem}.png is a non-blank image")
             svg = os.path.join(out, stem + ".svg")
@@ -259,6 +330,13 @@ def main():
         for stem, fig in figure.items():
             check_panel(stem, fig.axes[0], os.path.join(TESTDATA, "gpu_example.csv"), "int32",
                         ("kogge_stone", "brent_kung"), make_plots.label_of)
+
+        # 1b'. The trace figures: each step named by its stride or phase, an arrow for every cell it
+        # changed, the coarsened scan's totals drawn.
+        check_traces(make_plots)
+
+        # 1b''. The bank diagram: drawn, and its counts those of the addresses counted here.
+        check_banks(make_plots, tmp)
 
         # 1c. The section figures of the committed GPU runs: every point, one run each.
         check_style()

@@ -20,6 +20,8 @@
 
 #include "scanlab/kernel.hpp"
 
+/// \def SCANLAB_UNROLL
+/// Asks nvcc to unroll the loop that follows (on the cpu backend, nothing).
 #if defined(SCANLAB_BACKEND_CUDA)
 #define SCANLAB_UNROLL _Pragma("unroll")
 #else

@@ -435,6 +435,12 @@ def log_row(path, root):
     return f"| {date} | {what} | {device} | {result} | {seconds} | `{relative(path, root)}` |"
 
 
+def options_text(text):
+    """A cell of prose in which a command's --option stays two hyphens on the page (Doxygen's Markdown
+    prints "--name" as an en dash and "name"; "\\--" is its escape for two hyphens)."""
+    return re.sub(r"(?<![-\\\w`])--(?=[A-Za-z])", r"\\--", text)
+
+
 def measurements_page(root):
     out = ["Measurements {#measurements}", "============", "",
            "What was measured, on which device, and when. This page is generated when the docs are built",
@@ -455,7 +461,8 @@ def measurements_page(root):
            "| date | machine | what ran | tests | time |", "|---|---|---|---|---|"]
     _, ci, _ = read_table(os.path.join(root, "docs", "measurements", "ci_runs.csv"))
     for r in sorted(ci, key=lambda r: r["date"]):
-        out.append(f"| {r['date']} | {r['machine']} | {r['what']} | {r['tests']} | {r['time']} |")
+        out.append(f"| {r['date']} | {r['machine']} | {options_text(r['what'])} | {options_text(r['tests'])} | "
+                   f"{options_text(r['time'])} |")
     out += ["", "Whole suites, GPU tests and sanitizers {#measurements_suites}",
             "======================================", "",
             "| date | what ran | device | result | test time | log |", "|---|---|---|---|---|---|"]

@@ -17,8 +17,8 @@
 /// Two shared-memory layouts share the same tree code:
 /// - `brent_kung_scan_kernel`: the book's layout, element i at XY[i];
 /// - `brent_kung_padded_scan_kernel`: element i at XY[i + i / 32] (GPU Gems 3, ch. 39). The tree's
-///   accesses at stride 2^k all fall into 32 / 2^k banks; one pad word per 32 elements spreads them
-///   over all 32 banks. See chapters/11_4_brent_kung/README.md.
+///   accesses at stride s fall into 32 / 2s banks; one pad word per 32 elements spreads them out
+///   (2-way conflicts remain where 2s > 32: the bank diagram of chapters/11_4_brent_kung/README.md).
 ///
 /// Section 11.6 launches these kernels over many sections and scans the `block_sums` they write.
 #pragma once
