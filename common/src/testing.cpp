@@ -308,15 +308,17 @@ class GradingTest : public ::testing::Test {
     const std::string failure = check_sizes(algorithm_, type_, op_, kind_, sizes, false, 1, &ran, &failed_n);
     const auto in_index_order = [&] { return check_sizes(algorithm_, type_, op_, kind_, {failed_n}, false, 1); };
     EXPECT_EQ(failure, "") << (ran ? blocks_hint(failure, in_index_order) : "") << "see " << options_.source_hint;
-    if (failure.empty() && op_ == OpKind::add && kind_ == ScanKind::inclusive) {
-      // In place (output aliasing input), once per type, at sizes the algorithm accepts (sizes.back()
-      // is the largest: the section's size, or `large` for algorithms that scan any n).
+    if (failure.empty() && op_ == OpKind::add) {
+      // In place (output aliasing input), once per type and kind, at sizes the algorithm accepts
+      // (sizes.back() is the largest: the section's size, or `large` for algorithms that scan any n).
+      // An exclusive scan must read x[i] before y[i] (the same element) is written.
       std::vector<std::size_t> in_place_sizes;
       for (std::size_t n : {std::size_t{1}, std::size_t{33}, std::max<std::size_t>(sizes.back() / 2, 2)}) {
         if (n <= sizes.back()) in_place_sizes.push_back(n);
       }
       EXPECT_EQ(check_sizes(algorithm_, type_, op_, kind_, in_place_sizes, true), "")
-          << "in place: the output overwrites the input; see " << options_.source_hint;
+          << "in place (y == x): the output overwrites the input, so an element read after its output is "
+             "written gives a wrong value; see " << options_.source_hint;
     }
 #if defined(SCANLAB_WITH_EMULATOR)
     // Also after a wrong output: when the output changes with the order of the threads, the student
