@@ -191,8 +191,8 @@ std::vector<Snapshot> coarsened(const Encoding& e, std::size_t section, std::siz
     for (std::size_t j = t * f + 1; j < t * f + f; ++j) xy[j] += xy[j - 1];
     totals[t] = xy[t * f + f - 1];
   }
-  steps.record("after phase 1 (each thread's sequential scan of its " + std::to_string(f) +
-                   " elements, and its total in totals)",
+  steps.record("after phase 1, each thread's sequential scan of its " + std::to_string(f) +
+                   " elements and its total in totals",
                {{"XY", known(xy)}, {"totals", known(totals)}});
   for (std::size_t s = 1; s < T; s *= 2) {
     std::vector<U> next = totals;
@@ -205,7 +205,7 @@ std::vector<Snapshot> coarsened(const Encoding& e, std::size_t section, std::siz
     for (std::size_t j = t * f; j + 1 < t * f + f; ++j) xy[j] += t > 0 ? totals[t - 1] : 0;
     xy[t * f + f - 1] = totals[t];
   }
-  steps.record("after phase 3 (each subsection adds the totals before it)",
+  steps.record("after phase 3, where each subsection adds the totals before it",
                {{"XY", known(xy)}, {"totals", known(totals)}});
   return steps.take();
 }
@@ -344,8 +344,8 @@ std::string compare(const std::vector<Snapshot>& model, const std::vector<Snapsh
   }
   if (next == model.size()) return "";
   // Its last state is one the book passes through: the kernel stops short of the book's last steps.
-  return "\n  " + model[next].label + ", a step that never shows in the trace (its shared memory ends as it was " +
-         model[next - 1].label + "):" + show_lines(differences(model[next], traced.back(), e)) + states;
+  return "\n  " + model[next].label + ", which left its shared memory as it was " + model[next - 1].label + ":" +
+         show_lines(differences(model[next], traced.back(), e)) + states;
 }
 
 std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::size_t n, bool add_failed) {
@@ -378,7 +378,7 @@ std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::
                "order this run did not take (a race)";
       }
       return "\nWhere it first leaves the book's algorithm (" + run + ", so that each value in shared memory says "
-             "which inputs it combines; block 0):" + found;
+             "which inputs it combines):" + found;
     }
   } catch (const std::exception&) {
   }

@@ -628,8 +628,7 @@ TEST(Grading, ExplainFindsTheFirstStepThatLeavesTheModel) {
             "\n    XY[2] holds x[0..2] with x[0] twice, it should hold x[1..2]: x[0] is counted twice"
             "\n    XY[3] holds x[0..3] with x[0..1] twice, it should hold x[2..3]: x[0..1] is counted twice" + states);
   EXPECT_EQ(ex::compare(model, ex::traced_snapshots(trace_of({load, right1}), {"XY"}), e),
-            "\n  after the step with stride 2, a step that never shows in the trace (its shared memory ends as it "
-            "was after the step with stride 1):"
+            "\n  after the step with stride 2, which left its shared memory as it was after the step with stride 1:"
             "\n    XY[2] holds x[1..2], it should hold x[0..2]: x[0] is missing"
             "\n    XY[3] holds x[2..3], it should hold x[0..3]: x[0..1] is missing" + states);
   EXPECT_EQ(ex::compare(model, ex::traced_snapshots(trace_of({load, right2}), {"XY"}), e), "");  // two steps at once
@@ -665,4 +664,54 @@ TEST(Grading, ExplainModelsEndWithTheScan) {
       EXPECT_EQ(final_element(co, 0, i), prefix) << n;
     }
   }
+}
+
+namespace {
+
+// Fig. 11.3 as a host function that traces XY as the emulator would, with the threads of a step in
+// index order; without the write-after-read barrier (`racy`), thread t reads the XY[t - s] of this step.
+template <bool racy>
+scanlab::RunResult traced_kogge_stone(const scanlab::RunRequest& r) {
+  const auto* x = static_cast<const std::int64_t*>(r.input);
+  auto* y = static_cast<std::int64_t*>(r.output);
+  std::size_t S = 1;
+  while (S < r.problem.n) S *= 2;
+  std::vector<std::int64_t> xy(S, 0);
+  std::copy(x, x + r.problem.n, xy.begin());
+  std::vector<std::vector<std::string>> states;
+  const auto keep = [&] {
+    states.emplace_back();
+    for (std::int64_t v : xy) states.back().push_back(std::to_string(v));
+  };
+  keep();
+  for (std::size_t s = 1; s < S; s *= 2) {
+    const std::vector<std::int64_t> before = xy;
+    for (std::size_t t = s; t < S; ++t) xy[t] = (racy ? xy[t - s] : before[t - s]) + xy[t];
+    keep();
+  }
+  std::copy(xy.begin(), xy.begin() + static_cast<std::ptrdiff_t>(r.problem.n), y);
+  scanlab::RunResult result;
+  if (r.trace) result.launches.push_back(trace_of(states));
+  return result;
+}
+
+}  // namespace
+
+// The whole path: one traced run on x[i] = 16^i, compared with the model of the algorithm's name.
+TEST(Grading, ExplainRunsTheKernelOnceMoreTraced) {
+  const scanlab::Algorithm racy{"kogge_stone", "", "", 0, &traced_kogge_stone<true>};
+  EXPECT_EQ(ex::where_it_went_wrong(racy, scanlab::ScanKind::inclusive, 3, true),
+            "\nWhere it first leaves the book's algorithm (n = 3 run again as an int64 add inclusive scan of x[i] = "
+            "16^i, so that each value in shared memory says which inputs it combines):"
+            "\n  after the step with stride 1 (traced at the barrier at kogge_stone.cuh:85):"
+            "\n    XY[2] holds x[0..2], it should hold x[1..2]: x[0] should not be in it"
+            "\n    XY[3] holds x[0..2], it should hold x[2]: x[0..1] should not be in it");
+  const scanlab::Algorithm right{"kogge_stone", "", "", 0, &traced_kogge_stone<false>};
+  EXPECT_EQ(ex::where_it_went_wrong(right, scanlab::ScanKind::inclusive, 5, false), "");
+  EXPECT_EQ(ex::where_it_went_wrong(right, scanlab::ScanKind::inclusive, 5, true).rfind(
+                "\nIts shared memory (n = 5 run again as an int64 add inclusive scan of x[i] = 16^i) holds what the "
+                "book's algorithm says at every barrier", 0), 0u);
+  const scanlab::Algorithm unknown{"no_model", "", "", 0, &traced_kogge_stone<true>};
+  EXPECT_EQ(ex::where_it_went_wrong(unknown, scanlab::ScanKind::inclusive, 3, true), "");
+  EXPECT_EQ(ex::where_it_went_wrong(racy, scanlab::ScanKind::inclusive, 33, true), "");  // too many to count
 }
