@@ -372,10 +372,11 @@ std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::
                               " scan of x[i] = " + std::to_string(1u << e->bits) + "^i";
       if (found.empty()) {
         if (!add_failed || traced.empty()) return "";
-        // Right at every step, wrong in y: the loads into shared memory or the stores out of it.
+        // Right at every step, wrong in y: the stores out of shared memory. (No kind's words here, such as
+        // "race": the report classifies a failure by its text, tools/scanlab_lab/diagnose.py.)
         return "\nIts shared memory (" + run + ") holds what the book's algorithm says at every barrier, so the "
-               "error is in what goes into y (the stores after the last barrier), or in a step of a thread "
-               "order this run did not take (a race)";
+               "error is in what goes into y (the stores after the last barrier), or in a step that goes "
+               "wrong only when the threads run in another order";
       }
       return "\nWhere it first leaves the book's algorithm (" + run + ", so that each value in shared memory says "
              "which inputs it combines):" + found;
