@@ -11,6 +11,7 @@
 
 #include "scanlab/dispatch.hpp"
 #include "scanlab/error.hpp"
+#include "scanlab/explain.hpp"
 #include "scanlab/inputs.hpp"
 #include "scanlab/program.hpp"
 #include "scanlab/reference.hpp"
@@ -142,6 +143,8 @@ constexpr std::size_t kShrinkSizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 16, 31, 32, 33, 
 
 // Within a budget (1 s, 40 runs), the first case smaller than `failing` that still gives a wrong output;
 // "" when there is none, or when a run ends in an error (a hang or a memory error tells its own story).
+// Then, for that case (or `failing` itself when nothing smaller fails), where the kernel first leaves
+// the book's algorithm (explain.hpp: one more run, traced; cpu backend only).
 // Once per process: a mutant's run of the whole suite shrinks its first failure only.
 std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& failing, std::uint64_t seed) {
   static bool done = false;
@@ -165,10 +168,13 @@ std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& fail
         return "";
       }
       const VerifyResult v = verify_scan(problem, input.data(), output.data());
-      if (!v.passed) return show_case(problem, input, output, kind, v);
+      if (!v.passed) {
+        return show_case(problem, input, output, kind, v) +
+               explain::where_it_went_wrong(algorithm, problem.kind, n, problem.op == OpKind::add);
+      }
     }
   }
-  return "";
+  return explain::where_it_went_wrong(algorithm, failing.kind, failing.n, failing.op == OpKind::add);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 
 #include "scanlab/cli.hpp"
 #include "scanlab/error.hpp"
+#include "scanlab/explain.hpp"
 #include "scanlab/inputs.hpp"
 #include "scanlab/memory.hpp"
 #include "scanlab/ops.hpp"
@@ -564,4 +565,153 @@ TEST(Grading, SmallestFailingCaseIsShownInFull) {
   EXPECT_NE(failure.find("\nThe smallest failing case found: n = 3, x = all ones\n  x        [1, 1, 1]\n"
                          "  expected [1, 2, 3]\n  got      [1, 2, 4]\n  (1 of 3 elements wrong)"),
             std::string::npos) << failure;
+}
+
+// ---- where it went wrong (explain.hpp, issue 37 item 2) ---------------------------------------------
+namespace ex = scanlab::grading::explain;
+
+// A value of the traced run is a sum of x[i] = 16^i: its digits count the inputs, shown as ranges.
+TEST(Grading, ExplainShowsValuesAsRangesOfInputs) {
+  const ex::Encoding e = *ex::encoding_for(6);
+  EXPECT_EQ(e.bits, 4u);
+  EXPECT_EQ(ex::encoding_for(32)->bits, 2u);
+  EXPECT_FALSE(ex::encoding_for(33));
+  EXPECT_EQ(ex::counts(0x21110, e), (std::vector<unsigned>{0, 1, 1, 1, 2, 0}));
+  EXPECT_EQ(ex::show_counts({1, 1, 1, 0}), "x[0..2]");
+  EXPECT_EQ(ex::show_counts({0, 1, 0, 1}), "x[1], x[3]");
+  EXPECT_EQ(ex::show_counts({2, 1, 1, 3}), "x[0..3] with x[0] twice and x[3] 3 times");
+  EXPECT_EQ(ex::show_counts({0, 0}), "nothing (the identity)");
+  EXPECT_EQ(ex::show_difference({0, 0, 1, 1}, {1, 1, 1, 1}), "x[0..1] is missing");
+  EXPECT_EQ(ex::show_difference({2, 1, 1}, {1, 1, 1}), "x[0] is counted twice");
+  EXPECT_EQ(ex::show_difference({1, 1, 0}, {0, 1, 1}), "x[2] is missing; x[0] should not be in it");
+}
+
+namespace {
+
+// A trace as the emulator records it: one frame per barrier, then one at the block's end.
+scanlab::LaunchStats trace_of(const std::vector<std::vector<std::string>>& states, const char* array = "XY") {
+  scanlab::LaunchStats launch;
+  for (std::size_t k = 0; k < states.size(); ++k) {
+    const bool last = k + 1 == states.size();
+    launch.trace.push_back({0, static_cast<std::uint32_t>(k), array,
+                            last ? "end of block" : "/src/exercises/11_2_kogge_stone/kogge_stone.cuh:85", states[k]});
+  }
+  return launch;
+}
+
+}  // namespace
+
+// The model of Fig. 11.3 against traces of n = 4 (x[i] = 16^i: 1, 16, 256, 4096): the book's own
+// steps match; a kernel without the write-after-read barrier (threads in index order: XY[2] takes
+// the new XY[1]) leaves it at the step with stride 1, and so does one that counts an input twice; a
+// kernel whose last step changes nothing stops short of the book; one that does two steps between
+// two barriers follows it; an element no thread wrote says so.
+TEST(Grading, ExplainFindsTheFirstStepThatLeavesTheModel) {
+  const ex::Encoding e = *ex::encoding_for(4);
+  const std::vector<std::pair<std::string, std::size_t>> lengths{{"XY", 4}};
+  const auto model = ex::model_steps("kogge_stone", e, scanlab::ScanKind::inclusive, lengths);
+  ASSERT_EQ(model.size(), 3u);
+  const std::vector<std::string> load{"1", "16", "256", "4096"};
+  const std::vector<std::string> right1{"1", "17", "272", "4352"}, right2{"1", "17", "273", "4369"};
+  EXPECT_EQ(ex::compare(model, ex::traced_snapshots(trace_of({load, right1, right2}), {"XY"}), e), "");
+
+  const std::vector<std::string> race1{"1", "17", "273", "4369"}, race2{"1", "17", "274", "4386"};
+  EXPECT_EQ(ex::compare(model, ex::traced_snapshots(trace_of({load, race1, race2}), {"XY"}), e),
+            "\n  after the step with stride 1 (traced at the barrier at kogge_stone.cuh:85):"
+            "\n    XY[2] holds x[0..2], it should hold x[1..2]: x[0] should not be in it"
+            "\n    XY[3] holds x[0..3], it should hold x[2..3]: x[0..1] should not be in it");
+
+  const std::string states = "\n  (its shared memory went through 2 states, one per barrier where it changed; the "
+                             "book's algorithm through 3)";
+  EXPECT_EQ(ex::compare(model, ex::traced_snapshots(trace_of({load, race2}), {"XY"}), e),
+            "\n  after the step with stride 1 (traced at the end of the block):"
+            "\n    XY[2] holds x[0..2] with x[0] twice, it should hold x[1..2]: x[0] is counted twice"
+            "\n    XY[3] holds x[0..3] with x[0..1] twice, it should hold x[2..3]: x[0..1] is counted twice" + states);
+  EXPECT_EQ(ex::compare(model, ex::traced_snapshots(trace_of({load, right1}), {"XY"}), e),
+            "\n  after the step with stride 2, which left its shared memory as it was after the step with stride 1:"
+            "\n    XY[2] holds x[1..2], it should hold x[0..2]: x[0] is missing"
+            "\n    XY[3] holds x[2..3], it should hold x[0..3]: x[0..1] is missing" + states);
+  EXPECT_EQ(ex::compare(model, ex::traced_snapshots(trace_of({load, right2}), {"XY"}), e), "");  // two steps at once
+
+  EXPECT_EQ(ex::compare(model, ex::traced_snapshots(trace_of({load, {"1", "17", "272", "?"}, right2}), {"XY"}), e),
+            "\n  after the step with stride 1 (traced at the barrier at kogge_stone.cuh:85):"
+            "\n    XY[3] was never written, it should hold x[2..3]");
+}
+
+// Each model ends with the scan (the exclusive Kogge-Stone's shifted), whatever the section's size.
+TEST(Grading, ExplainModelsEndWithTheScan) {
+  for (std::size_t n : {1u, 3u, 8u, 13u}) {
+    const ex::Encoding e = *ex::encoding_for(n);
+    std::size_t S = 1;
+    while (S < n) S *= 2;
+    const auto final_element = [&](const std::vector<ex::Snapshot>& steps, std::size_t array, std::size_t i) {
+      return ex::show_counts(ex::counts(*steps.back().arrays.at(array).second.at(i), e));
+    };
+    const auto ks = ex::model_steps("kogge_stone", e, scanlab::ScanKind::exclusive, {{"XY", S}});
+    const auto db = ex::model_steps("kogge_stone_double_buffer", e, scanlab::ScanKind::inclusive,
+                                    {{"XY_a", S}, {"XY_b", S}});
+    const std::size_t bk_S = std::max<std::size_t>(S, 2);
+    const auto bk = ex::model_steps("brent_kung", e, scanlab::ScanKind::inclusive, {{"XY", bk_S}});
+    const auto co = ex::model_steps("coarsened", e, scanlab::ScanKind::inclusive, {{"XY", 16}, {"totals", 4}});
+    ASSERT_FALSE(ks.empty() || db.empty() || bk.empty() || co.empty()) << n;
+    const std::size_t db_array = (db.size() - 1) % 2;  // the array the last step wrote
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string prefix = "x[0" + (i ? ".." + std::to_string(i) : "") + "]";
+      EXPECT_EQ(final_element(ks, 0, i), i ? "x[0" + (i > 1 ? ".." + std::to_string(i - 1) : "") + "]"
+                                           : "nothing (the identity)") << n;
+      EXPECT_EQ(final_element(db, db_array, i), prefix) << n;
+      EXPECT_EQ(final_element(bk, 0, i), prefix) << n;
+      EXPECT_EQ(final_element(co, 0, i), prefix) << n;
+    }
+  }
+}
+
+namespace {
+
+// Fig. 11.3 as a host function that traces XY as the emulator would, with the threads of a step in
+// index order; without the write-after-read barrier (`racy`), thread t reads the XY[t - s] of this step.
+template <bool racy>
+scanlab::RunResult traced_kogge_stone(const scanlab::RunRequest& r) {
+  const auto* x = static_cast<const std::int64_t*>(r.input);
+  auto* y = static_cast<std::int64_t*>(r.output);
+  std::size_t S = 1;
+  while (S < r.problem.n) S *= 2;
+  std::vector<std::int64_t> xy(S, 0);
+  std::copy(x, x + r.problem.n, xy.begin());
+  std::vector<std::vector<std::string>> states;
+  const auto keep = [&] {
+    states.emplace_back();
+    for (std::int64_t v : xy) states.back().push_back(std::to_string(v));
+  };
+  keep();
+  for (std::size_t s = 1; s < S; s *= 2) {
+    const std::vector<std::int64_t> before = xy;
+    for (std::size_t t = s; t < S; ++t) xy[t] = (racy ? xy[t - s] : before[t - s]) + xy[t];
+    keep();
+  }
+  std::copy(xy.begin(), xy.begin() + static_cast<std::ptrdiff_t>(r.problem.n), y);
+  scanlab::RunResult result;
+  if (r.trace) result.launches.push_back(trace_of(states));
+  return result;
+}
+
+}  // namespace
+
+// The whole path: one traced run on x[i] = 16^i, compared with the model of the algorithm's name.
+TEST(Grading, ExplainRunsTheKernelOnceMoreTraced) {
+  const scanlab::Algorithm racy{"kogge_stone", "", "", 0, &traced_kogge_stone<true>};
+  EXPECT_EQ(ex::where_it_went_wrong(racy, scanlab::ScanKind::inclusive, 3, true),
+            "\nWhere it first leaves the book's algorithm (n = 3 run again as an int64 add inclusive scan of x[i] = "
+            "16^i, so that each value in shared memory says which inputs it combines):"
+            "\n  after the step with stride 1 (traced at the barrier at kogge_stone.cuh:85):"
+            "\n    XY[2] holds x[0..2], it should hold x[1..2]: x[0] should not be in it"
+            "\n    XY[3] holds x[0..2], it should hold x[2]: x[0..1] should not be in it");
+  const scanlab::Algorithm right{"kogge_stone", "", "", 0, &traced_kogge_stone<false>};
+  EXPECT_EQ(ex::where_it_went_wrong(right, scanlab::ScanKind::inclusive, 5, false), "");
+  EXPECT_EQ(ex::where_it_went_wrong(right, scanlab::ScanKind::inclusive, 5, true).rfind(
+                "\nIts shared memory (n = 5 run again as an int64 add inclusive scan of x[i] = 16^i) holds what the "
+                "book's algorithm says at every barrier", 0), 0u);
+  const scanlab::Algorithm unknown{"no_model", "", "", 0, &traced_kogge_stone<true>};
+  EXPECT_EQ(ex::where_it_went_wrong(unknown, scanlab::ScanKind::inclusive, 3, true), "");
+  EXPECT_EQ(ex::where_it_went_wrong(racy, scanlab::ScanKind::inclusive, 33, true), "");  // too many to count
 }
