@@ -891,9 +891,14 @@ def tiles_text(tiles):
     return ", ".join(str(t) for t in tiles)
 
 
-def turn_text(turn):
+def unit_of(run):
+    """What the run's kernel calls its pieces: 11.7's sections (the book's word), 11.8's tiles."""
+    return "section" if run["statuses"] == "XP" else "tile"
+
+
+def turn_text(turn, unit="tile"):
     if turn["block"] is None:
-        return "tickets: " + ", ".join(f"block {b} -> tile {t}" for b, t in turn["tickets"])
+        return "tickets: " + ", ".join(f"block {b} -> {unit} {t}" for b, t in turn["tickets"])
     parts = []
     writes = [w for w in turn["writes"]]
     for tile, status in writes[:1]:
@@ -909,7 +914,7 @@ def turn_text(turn):
             parts.append(f"publishes {status}")
     if turn["reads"] and not writes[1:] and not any(s == "P" for _, s in writes):
         parts.append("waits")
-    return f"tile {turn['tile']}: " + ", ".join(parts)
+    return f"{unit} {turn['tile']}: " + ", ".join(parts)
 
 
 def plot_statuses(run, out_dir, written):
@@ -941,16 +946,16 @@ def plot_statuses(run, out_dir, written):
             ax.add_patch(FancyArrowPatch((turn["tile"] + 0.45, y + 0.82), (t + 0.45, y + 0.82),
                                          connectionstyle=f"arc3,rad={bend}", arrowstyle="-|>", mutation_scale=9,
                                          color=colour, lw=1.1, linestyle="--" if seen[-1] == "X" else "-"))
-        ax.text(tiles + 0.2, y + 0.4, turn_text(turn), ha="left", va="center", fontsize=11)
+        ax.text(tiles + 0.2, y + 0.4, turn_text(turn, unit_of(run)), ha="left", va="center", fontsize=11)
     for t in range(tiles):
         ax.text(t + 0.45, 1.0, str(t), ha="center", va="bottom", fontsize=11, color="#555555")
     ax.text(-0.3, 1.0, "turn", ha="right", va="bottom", fontsize=11, color="#555555")
-    ax.text(tiles / 2, 1.6, "tile", ha="center", va="bottom", fontsize=11, color="#555555")
+    ax.text(tiles / 2, 1.6, unit_of(run), ha="center", va="bottom", fontsize=11, color="#555555")
     ax.set_xlim(-1.6, tiles + 7.4)
     ax.set_ylim(-(len(turns) - 1) * row_h - 0.3, 2.2)
     ax.axis("off")
     names = ", ".join(f"{k} {STATUS_WORD[k]}" for k in run["statuses"])
-    ax.set_title(f"{run['kernel']} on the emulator: {tiles} tiles, {run['resident_blocks']} blocks resident; "
+    ax.set_title(f"{run['kernel']} on the emulator: {tiles} {unit_of(run)}s, {run['resident_blocks']} blocks resident; "
                  f"{names}", fontsize=12, loc="left")
     stem = f"statuses_{run['section'].replace('.', '_')}"
     fig.subplots_adjust(left=0.01, right=0.99, top=0.97, bottom=0.01)
@@ -960,10 +965,11 @@ def plot_statuses(run, out_dir, written):
     order = [t for turn in turns for t, s in turn["writes"] if s == "P"]
     write_caption(out_dir, stem,
                   f"Drawn from the atomics the solution's {run['kernel']} ({run['kernel_file']}) made on the emulator "
-                  f"(scanlab_11_8_statuses): {tiles} tiles of {run['tile_elements']} int32 elements, "
+                  f"(scanlab_11_8_statuses): {tiles} {unit_of(run)}s of {run['tile_elements']} int32 elements, "
                   f"{run['resident_blocks']} blocks resident at once under the {run['block_schedule']} block schedule, "
-                  f"{len(turns)} turns, {reads} status reads ({waits} of them found a tile not ready); "
-                  f"the tiles published their inclusive prefix in the order {', '.join(str(t) for t in order)}.")
+                  f"{len(turns)} turns, {reads} {'flag' if unit_of(run) == 'section' else 'status'} reads ({waits} of them "
+                  f"found a {unit_of(run)} not ready); "
+                  f"the {unit_of(run)}s published their inclusive prefix in the order {', '.join(str(t) for t in order)}.")
     return True
 
 
