@@ -285,6 +285,27 @@ def main():
               f"--strict: a caption naming a curve the figure does not draw is an error ({r.stderr.strip()})")
         write(readme, text)
 
+        # Each figure once: a second page showing fig_a is an error with --strict. A link to a heading of
+        # another section's README (README.md#slug, as a Git host makes the slug) goes to that heading's
+        # id on its page; one to a heading the README lacks is an error.
+        first_readme = f"{root}/chapters/11_1_first/README.md"
+        first_text = open(first_readme, encoding="utf-8").read()
+        write(first_readme, first_text.replace("Text.", "Text.\n\n<!-- figure fig_a Again. -->"))
+        r = run(root, gen, "--out", out, "--figures", figs, "--strict")
+        check(r.returncode == 1 and "figure fig_a is shown on chapters/11_1_first/README.md already" in r.stderr,
+              f"--strict: a figure shown on two pages is an error ({r.stderr.strip()})")
+        write(first_readme, first_text.replace("Text.", "See [the questions](../11_2_second/README.md#questions)."))
+        r = run(root, gen, "--out", out, "--figures", figs, "--strict")
+        first = open(f"{out}/section_11_1_first.md", encoding="utf-8").read()
+        second = open(f"{out}/section_11_2_second.md", encoding="utf-8").read()
+        check(r.returncode == 0 and 'See \\ref sec_11_2_questions "the questions".' in first
+              and "## Questions {#sec_11_2_questions}" in second,
+              f"a link to a heading of another section lands on that heading's id ({r.stderr.strip()})")
+        write(first_readme, first_text.replace("Text.", "See [it](../11_2_second/README.md#nothing)."))
+        r = run(root, gen, "--out", out, "--figures", figs, "--strict")
+        check(r.returncode == 1 and "has no heading #nothing" in r.stderr, "--strict: a link to a missing heading is an error")
+        write(first_readme, first_text)
+
         os.remove(f"{figs}/fig_a.png")
         r = run(root, gen, "--out", out, "--figures", figs, "--strict")
         check(r.returncode == 1 and "fig_a.png was not drawn" in r.stderr, "--strict: a missing figure is an error")
