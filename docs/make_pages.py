@@ -45,8 +45,8 @@ in the README, which a Git host does not show, mark what is generated:
         missed; with at=N, each type's share of the copy's bandwidth (memcpy's time / ALGORITHM's)
         and throughput against CUB (CUB's time / ALGORITHM's) at N, against targets P% and R (R only
         for the types listed)
-  <!-- gen bench_value CSV ALGORITHM TYPE N[..N2] [OVER [moved|share] | per=K] -->14.46<!-- /gen -->
-        ALGORITHM's median time (us) at N, or the smallest to the largest over N..N2; with per=K that
+  <!-- gen bench_value CSV ALGORITHM TYPE N[..N2] [OVER [moved|share] | per=K] -->14.5<!-- /gen -->
+        ALGORITHM's median time (us, 3 significant figures) at N, or the smallest to the largest over N..N2; with per=K that
         time divided by K (a number or 2^k: the time of one of K parts done one after another); with OVER the
         ratio to OVER's time ("0.983x"); with `moved` OVER's GB/s over ALGORITHM's; with `share`
         ALGORITHM's GB/s as a share of OVER's ("85.1%"). N: a number or 2^k
@@ -97,7 +97,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "measurements"))
-from measurements import (COPY, CUB, MeasurementError, data_values, n_text, read_ncu, read_table,  # noqa: E402
+from measurements import (COPY, CUB, MeasurementError, data_values, n_text, read_ncu, read_table, significant,  # noqa: E402
                           read_timings)
 
 PROG = "make_pages.py"
@@ -444,7 +444,7 @@ class Measurements:
                 if k is None or c is None or u is None:
                     cells.append("-")
                     continue
-                cell = (f"{k:.1f} / {c:.1f} / {u:.1f}: {ratio_text(k / c, t_copy)}x, "
+                cell = (f"{significant(k)} / {significant(c)} / {significant(u)}: {ratio_text(k / c, t_copy)}x, "
                         f"{ratio_text(k / u, t_cub)}x")
                 met = (t_copy is not None and t_cub is not None and k / c <= t_copy and k / u <= t_cub
                        and b.table()[(alg, t, n)].verified)
@@ -573,7 +573,7 @@ class Measurements:
             return span_of(values, lambda r: f"{r:.1f}", "%")
         if over:
             return span_of(values, lambda r: f"{r:.3f}", "x")
-        return span_of(values, lambda v: f"{v:.2f}" if not per or v >= 1 else f"{v:.3g}")
+        return span_of(values, significant)  # (a time: 3 significant figures, as every time the pages show)
 
     def ncu_value(self, words):
         """FILE KERNEL METRIC [UNIT]: one metric of an Nsight Compute report (text or --csv form, a path
@@ -613,7 +613,7 @@ class Measurements:
                "| --- | ---: |" + " ---: |" * len(cols)]
         for n in ns:
             tiles = next(r["tiles"] for (m, _), r in by.items() if m == n)
-            cells = [f"{float(by[(n, w)]['median_us']):.2f}" if (n, w) in by else "-" for w in cols]
+            cells = [significant(float(by[(n, w)]['median_us'])) if (n, w) in by else "-" for w in cols]
             out.append(f"| {n_text(n)} | {tiles} | " + " | ".join(cells) + " |")
         return "\n".join(out) + "\n\n"
 
@@ -629,7 +629,7 @@ class Measurements:
         values = [float(by[(n, words[1])][field]) for n in ns if lo <= n <= hi and (n, words[1]) in by]
         if not values:
             raise DataError(f"gen {kind}: {words[0]} has no stamp {words[1]} at n = {words[2]}")
-        return span_of(values, lambda v: f"{v:.2f}")
+        return span_of(values, significant)
 
 
 # ---- numbers typed by hand ----------------------------------------------------------------------------
