@@ -145,7 +145,7 @@ def check_banks(make_plots, tmp):
 
 def check_statuses(make_plots, tmp):
     """plots/testdata/statuses.json (scanlab_11_8_statuses FILE: 11.7's domino and 11.8's look-back on
-    the emulator, 8 tiles, 4 resident blocks) drawn, one figure per run; the rows, replayed here from
+    the emulator, 8 tiles, 4 resident blocks), 11.8's figure drawn; each run's rows, replayed here from
     the events: every read is an arrow of its block's turn with what it found, every tile's status
     after each turn is what the writes so far left, and the protocol holds (11.8: a tile publishes A
     before it reads, P only after its last read found a P; 11.7: P in section order)."""
@@ -156,9 +156,10 @@ def check_statuses(make_plots, tmp):
     make_plots.check_statuses(doc, "statuses.json")
     for run in doc["runs"]:
         name = f"statuses {run['section']}"
-        make_plots.plot_statuses(run, out, [])
         stem = "statuses_" + run["section"].replace(".", "_")
-        check(png_ok(os.path.join(out, stem + ".png")), f"{name}: drawn")
+        if run["section"] == "11.8":  # (one drawn: the same code draws both, and a drawing costs 1 to 2 s)
+            make_plots.plot_statuses(run, out, [])
+            check(png_ok(os.path.join(out, stem + ".png")), f"{name}: drawn")
         turns = make_plots.status_turns(run)
         reads = [(e[0], e[2], e[3]) for e in run["events"] if e[1] == "read"]
         drawn = [(t["block"], tile, seen) for t in turns for tile, seen_all in t["reads"].items() for seen in seen_all]
@@ -187,9 +188,10 @@ def check_statuses(make_plots, tmp):
             check(not [e for e in run["events"] if e[1] == "read" and not any(
                 w[1] == "write" and w[0] == e[0] and w[3] == "A" for w in run["events"][:run["events"].index(e)])],
                   f"{name}: a block publishes its aggregate before its look-back reads")
-        with open(os.path.join(out, stem + ".caption")) as f:
-            caption = f.read()
-        check(f"in the order {', '.join(str(t) for t in prefixes)}." in caption, f"{name}: the caption gives the order")
+        if run["section"] == "11.8":
+            with open(os.path.join(out, stem + ".caption")) as f:
+                caption = f.read()
+            check(f"in the order {', '.join(str(t) for t in prefixes)}." in caption, f"{name}: the caption gives the order")
 
 
 # ---- every committed point drawn: each figure's curves against its CSV --------------------------------
