@@ -898,7 +898,10 @@ def unit_of(run):
 
 def turn_text(turn, unit="tile"):
     if turn["block"] is None:
-        return "tickets: " + ", ".join(f"block {b} -> {unit} {t}" for b, t in turn["tickets"])
+        tickets = turn["tickets"]
+        many = "s" if len(tickets) > 1 else ""
+        return (f"{unit}{many} {tiles_text([t for _, t in tickets])} to block{many} "
+                + ", ".join(str(b) for b, _ in tickets))
     parts = []
     writes = [w for w in turn["writes"]]
     for tile, status in writes[:1]:
@@ -927,7 +930,8 @@ def plot_statuses(run, out_dir, written):
     turns = status_turns(run)
     tiles = run["tiles"]
     row_h = 1.55
-    fig, ax = plt.subplots(figsize=(2.2 + 0.62 * tiles + 4.6, 0.5 * row_h * len(turns) + 1.2))
+    right = tiles + 0.2 + 0.115 * max(len(turn_text(turn, unit_of(run))) for turn in turns)  # (a character: ~0.115)
+    fig, ax = plt.subplots(figsize=(0.69 * (right + 1.6), 0.5 * row_h * len(turns) + 1.4))
     for r, turn in enumerate(turns):
         y = -r * row_h
         ax.text(-0.3, y + 0.4, str(r + 1), ha="right", va="center", fontsize=11, color="#555555")
@@ -951,12 +955,12 @@ def plot_statuses(run, out_dir, written):
         ax.text(t + 0.45, 1.0, str(t), ha="center", va="bottom", fontsize=11, color="#555555")
     ax.text(-0.3, 1.0, "turn", ha="right", va="bottom", fontsize=11, color="#555555")
     ax.text(tiles / 2, 1.6, unit_of(run), ha="center", va="bottom", fontsize=11, color="#555555")
-    ax.set_xlim(-1.6, tiles + 7.4)
+    ax.set_xlim(-1.6, right)
     ax.set_ylim(-(len(turns) - 1) * row_h - 0.3, 2.2)
     ax.axis("off")
     names = ", ".join(f"{k} {STATUS_WORD[k]}" for k in run["statuses"])
-    ax.set_title(f"{run['kernel']} on the emulator: {tiles} {unit_of(run)}s, {run['resident_blocks']} blocks resident; "
-                 f"{names}", fontsize=12, loc="left")
+    ax.set_title(f"{run['kernel']} on the emulator: {tiles} {unit_of(run)}s, {run['resident_blocks']} blocks "
+                 f"resident\n{names}", fontsize=12, loc="left")
     stem = f"statuses_{run['section'].replace('.', '_')}"
     fig.subplots_adjust(left=0.01, right=0.99, top=0.97, bottom=0.01)
     save(fig, out_dir, stem, written)
