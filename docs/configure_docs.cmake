@@ -99,6 +99,9 @@ if(plot_python)
   if(EXISTS "${generated_dir}/data/11.4.banks.json")
     string(APPEND only ",banks")
   endif()
+  if(EXISTS "${generated_dir}/data/11.8.statuses.json")
+    string(APPEND only ",statuses")
+  endif()
   file(MAKE_DIRECTORY "${generated_dir}/data")
   execute_process(COMMAND "${plot_python}" "${SOURCE_DIR}/plots/make_plots.py" --data "${generated_dir}/data"
                           --out "${figures_dir}" --only "${only}"

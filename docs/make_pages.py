@@ -45,8 +45,8 @@ in the README, which a Git host does not show, mark what is generated:
         missed; with at=N, each type's share of the copy's bandwidth (memcpy's time / ALGORITHM's)
         and throughput against CUB (CUB's time / ALGORITHM's) at N, against targets P% and R (R only
         for the types listed)
-  <!-- gen bench_value CSV ALGORITHM TYPE N[..N2] [OVER [moved|share] | per=K] -->14.46<!-- /gen -->
-        ALGORITHM's median time (us) at N, or the smallest to the largest over N..N2; with per=K that
+  <!-- gen bench_value CSV ALGORITHM TYPE N[..N2] [OVER [moved|share] | per=K] -->14.5<!-- /gen -->
+        ALGORITHM's median time (us, 3 significant figures) at N, or the smallest to the largest over N..N2; with per=K that
         time divided by K (a number or 2^k: the time of one of K parts done one after another); with OVER the
         ratio to OVER's time ("0.983x"); with `moved` OVER's GB/s over ALGORITHM's; with `share`
         ALGORITHM's GB/s as a share of OVER's ("85.1%"). N: a number or 2^k
@@ -97,7 +97,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "measurements"))
-from measurements import (COPY, CUB, MeasurementError, data_values, n_text, read_ncu, read_table,  # noqa: E402
+from measurements import (COPY, CUB, MeasurementError, data_values, n_text, read_ncu, read_table, significant,  # noqa: E402
                           read_timings)
 
 PROG = "make_pages.py"
@@ -444,7 +444,7 @@ class Measurements:
                 if k is None or c is None or u is None:
                     cells.append("-")
                     continue
-                cell = (f"{k:.1f} / {c:.1f} / {u:.1f}: {ratio_text(k / c, t_copy)}x, "
+                cell = (f"{significant(k)} / {significant(c)} / {significant(u)}: {ratio_text(k / c, t_copy)}x, "
                         f"{ratio_text(k / u, t_cub)}x")
                 met = (t_copy is not None and t_cub is not None and k / c <= t_copy and k / u <= t_cub
                        and b.table()[(alg, t, n)].verified)
@@ -573,7 +573,7 @@ class Measurements:
             return span_of(values, lambda r: f"{r:.1f}", "%")
         if over:
             return span_of(values, lambda r: f"{r:.3f}", "x")
-        return span_of(values, lambda v: f"{v:.2f}" if not per or v >= 1 else f"{v:.3g}")
+        return span_of(values, significant)  # (a time: 3 significant figures, as every time the pages show)
 
     def ncu_value(self, words):
         """FILE KERNEL METRIC [UNIT]: one metric of an Nsight Compute report (text or --csv form, a path
@@ -613,7 +613,7 @@ class Measurements:
                "| --- | ---: |" + " ---: |" * len(cols)]
         for n in ns:
             tiles = next(r["tiles"] for (m, _), r in by.items() if m == n)
-            cells = [f"{float(by[(n, w)]['median_us']):.2f}" if (n, w) in by else "-" for w in cols]
+            cells = [significant(float(by[(n, w)]['median_us'])) if (n, w) in by else "-" for w in cols]
             out.append(f"| {n_text(n)} | {tiles} | " + " | ".join(cells) + " |")
         return "\n".join(out) + "\n\n"
 
@@ -629,7 +629,7 @@ class Measurements:
         values = [float(by[(n, words[1])][field]) for n in ns if lo <= n <= hi and (n, words[1]) in by]
         if not values:
             raise DataError(f"gen {kind}: {words[0]} has no stamp {words[1]} at n = {words[2]}")
-        return span_of(values, lambda v: f"{v:.2f}")
+        return span_of(values, significant)
 
 
 # ---- numbers typed by hand ----------------------------------------------------------------------------
@@ -718,6 +718,7 @@ class Expander:
         self.exercises, self.sections = exercises, sections
         self.problems = Problems()
         self.counts = {}
+        self.shown = {}  # figure stem -> the page that shows it (each figure once; other pages link to it)
         self.measurements = Measurements(root)
 
     def run_rows(self, sid, where):
@@ -913,6 +914,10 @@ class Expander:
         run it drew (FIGURES/STEM.caption: the CSV, device, date, what is drawn). A typed caption that
         names Thrust, CUB or a copy that the figure does not draw is a problem."""
         caption = " ".join(caption.split()).replace('"', "'")
+        page = where.split(":")[0]
+        if self.shown.setdefault(stem, page) != page:
+            self.problems.add(where, f"figure {stem} is shown on {self.shown[stem]} already: show each figure once "
+                                     "and link to its section from the other pages")
         if not os.path.isfile(os.path.join(self.figures, stem + ".png")):
             if self.committed and not stem.startswith(GPU_FIGURES):
                 return ""  # drawn from the emulator's runs, which this build does not make
@@ -1039,6 +1044,32 @@ def for_doxygen(text):
     return collapsible_for_doxygen(text)
 
 
+HEADING = re.compile(r"^(#{2,4})[ \t]+(.*?)[ \t]*$")
+
+
+def heading_slugs(text):
+    """[(line index, slug)] of the README's ##-#### headings outside code blocks, each slug as a Git host
+    makes it (lower case, punctuation dropped, spaces to hyphens, -1, -2 ... for repeats): the anchor
+    of a link `../11_3_work_efficiency/README.md#work-and-steps-measured`."""
+    out, seen, fence = [], {}, False
+    for i, line in enumerate(text.split("\n")):
+        if line.lstrip().startswith("```"):
+            fence = not fence
+            continue
+        m = None if fence else HEADING.match(line)
+        if m:
+            slug = re.sub(r"[^\w\- ]", "", m.group(2).lower()).replace(" ", "-")
+            n = seen.get(slug, 0)
+            seen[slug] = n + 1
+            out.append((i, slug if n == 0 else f"{slug}-{n}"))
+    return out
+
+
+def heading_id(label, slug):
+    """The Doxygen id of a section page's heading (page_text gives every heading one)."""
+    return f"{label}_{slug.replace('-', '_')}"
+
+
 def page_text(text, section, expander, where):
     """The README as a Doxygen page: the label on the title, a table of contents, links made local,
     the previous and next section (also where the README has no `gen nav`)."""
@@ -1049,6 +1080,9 @@ def page_text(text, section, expander, where):
         expander.problems.add(where, "the first line must be the title ('# ...')")
         return text
     label = section["label"] if section else None
+    if label:  # every heading its own id, so that a link to README.md#slug lands on it
+        for i, slug in heading_slugs(text):
+            lines[i] = f"{lines[i]} {{#{heading_id(label, slug)}}}"
     title = lines[0][2:].strip()
     head = [f"{title} {{#{label}}}" if label else title, "=" * max(3, len(title)), "", "[TOC]"]
 
@@ -1056,9 +1090,19 @@ def page_text(text, section, expander, where):
         words, target = " ".join(m.group(1).split()), m.group(2)
         if re.match(r"^[a-z]+:", target) or target.startswith("#"):
             return m.group(0)
-        folder = re.search(r"(?:\.\./)?(11_[0-9][A-Za-z0-9_]*)/README\.md$", target)
+        folder = re.search(r"(?:\.\./)?(11_[0-9][A-Za-z0-9_]*)/README\.md(?:#([a-z0-9_-]+))?$", target)
         if folder:
             s = next((s for s in expander.sections if s["folder"] == folder.group(1)), None)
+            if s and folder.group(2):  # a heading of that page: its README must have it
+                try:
+                    with open(os.path.join(expander.root, "chapters", s["folder"], "README.md"), encoding="utf-8") as f:
+                        slugs = [slug for _, slug in heading_slugs(f.read())]
+                except OSError:
+                    slugs = []
+                if folder.group(2) in slugs:
+                    return f"\\ref {heading_id(s['label'], folder.group(2))} \"{words}\""
+                expander.problems.add(where, f"the link to {target}: {s['folder']}/README.md has no heading "
+                                             f"#{folder.group(2)}")
             if s:
                 return f"\\ref {s['label']} \"{words}\""
         answers = re.search(r"(?:solutions|exercises)/(11_[0-9][A-Za-z0-9_]*)/ANSWERS\.md$", target)

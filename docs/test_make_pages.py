@@ -85,10 +85,10 @@ def measurements():
               "2026-01-01T00:00:00Z; each time the median of 20 launches (CUDA events, L2 emptied before each "
               "launch); every result verified against the CPU." in text, "the run's line from the CSV's columns")
         table = ["| n | int32 |", "| --- | --- |",
-                 "| 2^10 | **1.2 / 1.0 / 2.4: 1.20x, 0.50x** |",
-                 "| 2^11 | 3.0 / 2.0 / 6.0: 1.50x, 0.50x |",
-                 "| 2^12 | 9.8 / 9.0 / 10.0: 1.09x, 0.983x |",
-                 "| 2^13 | **13.0 / 10.0 / 13.3: 1.30x, 0.98x** |"]
+                 "| 2^10 | **1.20 / 1.00 / 2.40: 1.20x, 0.50x** |",
+                 "| 2^11 | 3.00 / 2.00 / 6.00: 1.50x, 0.50x |",
+                 "| 2^12 | 9.83 / 9.00 / 10.0: 1.09x, 0.983x |",
+                 "| 2^13 | **13.0 / 10.0 / 13.3: 1.30x, 0.98x** |"]  # (times with 3 significant figures)
         check("\n".join(table) in text, "the table, bold exactly where both targets are met")
         check("- **n = 2^10: met.** int32 83.3% of the copy's bandwidth and 2.000x CUB's throughput. "
               "(Targets: 80% of the copy's bandwidth; 1.50x CUB's throughput.)" in text, "the summary at one n")
@@ -99,7 +99,7 @@ def measurements():
         check("Took <!-- gen bench_value data/b.csv k int32 2048 -->3.00<!-- /gen --> us" in text
               and "-->0.983x<!-- /gen --> CUB's time" in text, "bench_value: a time and a ratio")
         check("-->6.667x<!-- /gen --> a copy of its bytes" in text, "bench_value: over a copy of the bytes moved")
-        check("per=2^2 -->0.75<!-- /gen --> us a quarter" in text, "bench_value: a time per part (per=K)")
+        check("per=2^2 -->0.750<!-- /gen --> us a quarter" in text, "bench_value: a time per part (per=K)")
         check("| n | tiles | copy started | scan start | stored |" in text and "| 2^10 | 1 | - | 1.00 | 1.65 |" in text
               and "| 2^12 | 4 | 1.30 | 1.90 | 3.10 |" in text, "the roles table (the stamps the CSV has, in order)")
         check("-->1.65 to 3.10<!-- /gen --> us." in text, "roles_value over a range of n")
@@ -284,6 +284,27 @@ def main():
         check(r.returncode == 1 and "names Thrust, which the figure does not draw" in r.stderr,
               f"--strict: a caption naming a curve the figure does not draw is an error ({r.stderr.strip()})")
         write(readme, text)
+
+        # Each figure once: a second page showing fig_a is an error with --strict. A link to a heading of
+        # another section's README (README.md#slug, as a Git host makes the slug) goes to that heading's
+        # id on its page; one to a heading the README lacks is an error.
+        first_readme = f"{root}/chapters/11_1_first/README.md"
+        first_text = open(first_readme, encoding="utf-8").read()
+        write(first_readme, first_text.replace("Text.", "Text.\n\n<!-- figure fig_a Again. -->"))
+        r = run(root, gen, "--out", out, "--figures", figs, "--strict")
+        check(r.returncode == 1 and "figure fig_a is shown on chapters/11_1_first/README.md already" in r.stderr,
+              f"--strict: a figure shown on two pages is an error ({r.stderr.strip()})")
+        write(first_readme, first_text.replace("Text.", "See [the questions](../11_2_second/README.md#questions)."))
+        r = run(root, gen, "--out", out, "--figures", figs, "--strict")
+        first = open(f"{out}/section_11_1_first.md", encoding="utf-8").read()
+        second = open(f"{out}/section_11_2_second.md", encoding="utf-8").read()
+        check(r.returncode == 0 and 'See \\ref sec_11_2_questions "the questions".' in first
+              and "## Questions {#sec_11_2_questions}" in second,
+              f"a link to a heading of another section lands on that heading's id ({r.stderr.strip()})")
+        write(first_readme, first_text.replace("Text.", "See [it](../11_2_second/README.md#nothing)."))
+        r = run(root, gen, "--out", out, "--figures", figs, "--strict")
+        check(r.returncode == 1 and "has no heading #nothing" in r.stderr, "--strict: a link to a missing heading is an error")
+        write(first_readme, first_text)
 
         os.remove(f"{figs}/fig_a.png")
         r = run(root, gen, "--out", out, "--figures", figs, "--strict")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Draws scanlab's figures from the data its programs write (never from their printed output).
 
-    make_plots.py --data DIR --out DIR [--gpu-data DIR] [--only work,steps,trace,bandwidth,banks]
+    make_plots.py --data DIR --out DIR [--gpu-data DIR] [--only work,steps,trace,bandwidth,banks,statuses]
 
 Reads, in --data:
   *.json  "scanlab.work_efficiency/1" (scanlab_11_3 --json FILE): operator applications and steps
@@ -9,7 +9,9 @@ Reads, in --data:
           "scanlab.trace/1" (scanlab_11_3 --trace FILE): the shared arrays after every barrier of an
           8- and a 16-element scan; "scanlab.banks/1" (scanlab_11_4_banks FILE): the shared-memory
           word each operator application of the Brent-Kung trees read and wrote, both layouts, on the
-          emulator; other JSON files are passed over.
+          emulator; "scanlab.statuses/1" (scanlab_11_8_statuses FILE): the tickets, flags and tile statuses
+          of 11.7's domino and 11.8's look-back, every atomic on them in the order the emulator ran
+          them; other JSON files are passed over.
   *.csv   timings (device, algorithm, n, median_us or median_ms, gbps; optionally type, verified,
           backend), read by docs/measurements/measurements.py, the reader the pages use too: the
           section programs' --csv files and scanlab_bench's. Emulator (backend cpu) and unverified
@@ -25,6 +27,9 @@ Writes, in --out (PNG and SVG each):
   brent_kung_banks  the bank of each lane of warp 0 at every stride of both trees, not padded and
                     padded (GPU Gems 3, ch. 39), with the conflicts of the whole block per step; its
                     caption (brent_kung_banks.caption) gives the block's totals
+  statuses_11_7, statuses_11_8   tiles across, the emulator's turns down: each tile's flag or status
+                    (X not ready, A aggregate, P inclusive prefix) and an arrow for every status read,
+                    as Merrill and Garland draw the look-back; the caption (.caption) sums up the run
   the section figures (SECTION_FIGURES: kogge_stone_variants, kogge_stone_vs_brent_kung,
                     coarsened_shapes, hierarchical_bandwidth, single_pass_bandwidth,
                     full_scans_bandwidth, decoupled_lookback_bandwidth) and bandwidth_applications
@@ -53,8 +58,8 @@ import measurements  # noqa: E402  (the one reader of the measurement CSVs)
 WORK_SCHEMA = "scanlab.work_efficiency/1"
 TRACE_SCHEMA = "scanlab.trace/1"
 BANKS_SCHEMA = "scanlab.banks/1"
-ALL_PLOTS = ("work", "steps", "trace", "bandwidth", "banks")
-DEFAULT_PLOTS = ("work", "steps", "trace", "bandwidth")  # (banks: the docs build asks for it)
+ALL_PLOTS = ("work", "steps", "trace", "bandwidth", "banks", "statuses")
+DEFAULT_PLOTS = ("work", "steps", "trace", "bandwidth")  # (banks, statuses: the docs build asks for them)
 
 # One colour and marker per algorithm, the same in every figure (the family's colour for its
 # first-named algorithm in the work and step figures). Names as the CSVs and JSON files spell them,
@@ -212,7 +217,7 @@ def load(data_dir):
     if not os.path.isdir(data_dir):
         raise PlotError(f"--data {data_dir} is not a folder (give the folder the programs wrote their JSON/CSV to)")
     work, traces, runs, notes = [], [], [], []
-    banks = []
+    banks, statuses = [], []
     for path in sorted(glob.glob(os.path.join(data_dir, "*.json"))):
         doc = read_json(path)
         schema = doc.get("schema") if isinstance(doc, dict) else None
@@ -222,6 +227,8 @@ def load(data_dir):
             traces.append((path, check_trace(doc, path)))
         elif schema == BANKS_SCHEMA:
             banks.append((path, check_banks(doc, path)))
+        elif schema == STATUSES_SCHEMA:
+            statuses.append((path, check_statuses(doc, path)))
         else:
             notes.append(f"{os.path.basename(path)}: not a work or trace file, passed over")
     for path in sorted(glob.glob(os.path.join(data_dir, "*.csv"))):
@@ -229,7 +236,7 @@ def load(data_dir):
             run = read_run(path)
             if run is not None and any(r.verified and r.backend != "cpu" for r in run.rows):
                 runs.append(run)
-    return work, traces, banks, runs, notes
+    return work, traces, banks, statuses, runs, notes
 
 
 def read_run(path):
@@ -826,6 +833,150 @@ def plot_banks(doc, out_dir, written):
     return True
 
 
+# -- the tile statuses of 11.7's domino and 11.8's decoupled look-back over time --
+
+STATUSES_SCHEMA = "scanlab.statuses/1"
+STATUS_COLOUR = {"X": "#e0e0e0", "A": "#f5b041", "P": "#58b368", None: "#ffffff"}
+STATUS_WORD = {"X": "not ready", "A": "aggregate", "P": "inclusive prefix"}
+
+
+def check_statuses(doc, path):
+    runs = need(doc, "runs", list, path, "the file")
+    for i, run in enumerate(runs):
+        where = f"run {i + 1}"
+        for key in ("section", "kernel", "kernel_file", "block_schedule", "statuses"):
+            need(run, key, str, path, where)
+        for key in ("tiles", "tile_elements", "resident_blocks"):
+            need(run, key, int, path, where)
+        for e in need(run, "events", list, path, where):
+            if (not isinstance(e, list) or len(e) != 4 or not isinstance(e[0], int) or e[1] not in ("ticket", "read", "write")
+                    or not isinstance(e[2], int) or not 0 <= e[2] < run["tiles"] or e[3] not in ("X", "A", "P")):
+                raise PlotError(f"{path}: {where}: each event is [block, ticket|read|write, tile, X|A|P], got {e}")
+    return doc
+
+
+def status_turns(run):
+    """The run as turns, one per row of the figure: a turn is what one block did between two switches
+    of the emulator (consecutive events of one block); consecutive turns that only take tickets are one
+    row. Each: {"tile": the acting block's tile (None for a row of tickets), "tickets": [(block, tile)],
+    "reads": {tile: [statuses seen, in order]}, "writes": [(tile, status)], "state": [status per tile
+    after the turn, None before its ticket]}."""
+    tile_of, state, turns = {}, [None] * run["tiles"], []
+    for block, kind, tile, status in run["events"]:
+        last = turns[-1] if turns else None
+        if kind == "ticket":
+            if last is None or last["block"] is not None:
+                last = {"block": None, "tile": None, "tickets": [], "reads": {}, "writes": []}
+                turns.append(last)
+            tile_of[block] = tile
+            state[tile] = "X"
+            last["tickets"].append((block, tile))
+        else:
+            if last is None or last["block"] != block:
+                last = {"block": block, "tile": tile_of.get(block), "tickets": [], "reads": {}, "writes": []}
+                turns.append(last)
+            if kind == "read":
+                last["reads"].setdefault(tile, []).append(status)
+            else:
+                last["writes"].append((tile, status))
+                state[tile] = status
+        last["state"] = list(state)
+    return turns
+
+
+def tiles_text(tiles):
+    """'0-2' or '0, 2' for sorted tile numbers."""
+    if tiles and tiles == list(range(tiles[0], tiles[-1] + 1)) and len(tiles) > 2:
+        return f"{tiles[0]}-{tiles[-1]}"
+    return ", ".join(str(t) for t in tiles)
+
+
+def unit_of(run):
+    """What the run's kernel calls its pieces: 11.7's sections (the book's word), 11.8's tiles."""
+    return "section" if run["statuses"] == "XP" else "tile"
+
+
+def turn_text(turn, unit="tile"):
+    if turn["block"] is None:
+        tickets = turn["tickets"]
+        many = "s" if len(tickets) > 1 else ""
+        return (f"{unit}{many} {tiles_text([t for _, t in tickets])} to block{many} "
+                + ", ".join(str(b) for b, _ in tickets))
+    parts = []
+    writes = [w for w in turn["writes"]]
+    for tile, status in writes[:1]:
+        if turn["reads"] and status == "A":
+            parts.append(f"publishes A")
+    if turn["reads"]:
+        tiles = sorted(turn["reads"])
+        tries = max(len(v) for v in turn["reads"].values())
+        seen = " ".join(turn["reads"][t][-1] for t in tiles)
+        parts.append(f"reads {tiles_text(tiles)}: {seen}" + (f" ({tries} tries)" if tries > 1 else ""))
+    for tile, status in writes:
+        if not (turn["reads"] and status == "A" and (tile, status) == writes[0]):
+            parts.append(f"publishes {status}")
+    if turn["reads"] and not writes[1:] and not any(s == "P" for _, s in writes):
+        parts.append("waits")
+    return f"{unit} {turn['tile']}: " + ", ".join(parts)
+
+
+def plot_statuses(run, out_dir, written):
+    """Tiles across, the emulator's turns down (Merrill and Garland's picture): each tile's status
+    after the turn (X not ready, A aggregate, P inclusive prefix; blank before its block took its
+    ticket), the acting tile outlined, an arrow to every tile its look-back read in that turn, coloured
+    by what it saw; on the right what the turn did. Returns the caption's facts."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+    turns = status_turns(run)
+    tiles = run["tiles"]
+    row_h = 1.55
+    right = tiles + 0.2 + 0.115 * max(len(turn_text(turn, unit_of(run))) for turn in turns)  # (a character: ~0.115)
+    fig, ax = plt.subplots(figsize=(0.69 * (right + 1.6), 0.5 * row_h * len(turns) + 1.4))
+    for r, turn in enumerate(turns):
+        y = -r * row_h
+        ax.text(-0.3, y + 0.4, str(r + 1), ha="right", va="center", fontsize=11, color="#555555")
+        for t, status in enumerate(turn["state"]):
+            acting = t == turn["tile"]
+            ax.add_patch(Rectangle((t, y), 0.9, 0.8, facecolor=STATUS_COLOUR[status],
+                                   edgecolor="#000000" if acting else "#999999", lw=2.2 if acting else 0.5))
+            if status is not None:
+                ax.text(t + 0.45, y + 0.4, status, ha="center", va="center", fontsize=12,
+                        fontweight="bold" if acting else "normal")
+        for t, seen in turn["reads"].items():
+            if turn["tile"] is None:
+                continue
+            colour = {"X": "#c0392b", "A": "#d68910", "P": "#1e8449"}[seen[-1]]
+            bend = min(0.35, 0.55 / max(1, abs(turn["tile"] - t)))  # at most half a row above the cells
+            ax.add_patch(FancyArrowPatch((turn["tile"] + 0.45, y + 0.82), (t + 0.45, y + 0.82),
+                                         connectionstyle=f"arc3,rad={bend}", arrowstyle="-|>", mutation_scale=9,
+                                         color=colour, lw=1.1, linestyle="--" if seen[-1] == "X" else "-"))
+        ax.text(tiles + 0.2, y + 0.4, turn_text(turn, unit_of(run)), ha="left", va="center", fontsize=11)
+    for t in range(tiles):
+        ax.text(t + 0.45, 1.0, str(t), ha="center", va="bottom", fontsize=11, color="#555555")
+    ax.text(-0.3, 1.0, "turn", ha="right", va="bottom", fontsize=11, color="#555555")
+    ax.text(tiles / 2, 1.6, unit_of(run), ha="center", va="bottom", fontsize=11, color="#555555")
+    ax.set_xlim(-1.6, right)
+    ax.set_ylim(-(len(turns) - 1) * row_h - 0.3, 2.2)
+    ax.axis("off")
+    names = ", ".join(f"{k} {STATUS_WORD[k]}" for k in run["statuses"])
+    ax.set_title(f"{run['kernel']} on the emulator: {tiles} {unit_of(run)}s, {run['resident_blocks']} blocks "
+                 f"resident\n{names}", fontsize=12, loc="left")
+    stem = f"statuses_{run['section'].replace('.', '_')}"
+    fig.subplots_adjust(left=0.01, right=0.99, top=0.97, bottom=0.01)
+    save(fig, out_dir, stem, written)
+    reads = sum(len(v) for turn in turns for v in turn["reads"].values())
+    waits = sum(v.count("X") for turn in turns for v in turn["reads"].values())
+    order = [t for turn in turns for t, s in turn["writes"] if s == "P"]
+    write_caption(out_dir, stem,
+                  f"Drawn from the atomics the solution's {run['kernel']} ({run['kernel_file']}) made on the emulator "
+                  f"(scanlab_11_8_statuses): {tiles} {unit_of(run)}s of {run['tile_elements']} int32 elements, "
+                  f"{run['resident_blocks']} blocks resident at once under the {run['block_schedule']} block schedule, "
+                  f"{len(turns)} turns, {reads} {'flag' if unit_of(run) == 'section' else 'status'} reads ({waits} of them "
+                  f"found a {unit_of(run)} not ready); "
+                  f"the {unit_of(run)}s published their inclusive prefix in the order {', '.join(str(t) for t in order)}.")
+    return True
+
+
 # ---- the GPU runs: GB/s against n ------------------------------------------------------------------
 # Every figure draws one run (one CSV, one run of a program) and every point of it that it draws a
 # curve for: a point the run lacks is a gap in that curve, never a cut of the others. Below the GB/s
@@ -1213,7 +1364,7 @@ def main(argv=None):
         unknown = [w for w in wanted if w not in ALL_PLOTS]
         if unknown:
             raise PlotError(f"--only: unknown plot {', '.join(unknown)} (choose from {', '.join(ALL_PLOTS)})")
-        work, traces, banks, runs, notes = load(args.data)
+        work, traces, banks, statuses, runs, notes = load(args.data)
         if ("work" in wanted or "steps" in wanted) and not work:
             raise PlotError(f"no work-efficiency JSON in {args.data} "
                             "(write one with: scanlab_11_3 --json DIR/work_efficiency.json)")
@@ -1245,6 +1396,12 @@ def main(argv=None):
                 raise PlotError(f"no bank file in {args.data} (write one with: scanlab_11_4_banks DIR/11.4.banks.json)")
             for path, doc in banks:
                 plot_banks(doc, args.out, written)
+        if "statuses" in wanted:
+            if not statuses:
+                raise PlotError(f"no status file in {args.data} (write one with: scanlab_11_8_statuses DIR/11.8.statuses.json)")
+            for path, doc in statuses:
+                for run in doc["runs"]:
+                    plot_statuses(run, args.out, written)
         if "bandwidth" in wanted:
             for run in runs:
                 draw_run_figures(run, args.out, written)

@@ -2,7 +2,7 @@
 """Tests of make_plots.py (ctest: plots.make_plots, label "plots").
 
 Draws every figure headless from the small data in plots/testdata/ (written by scanlab_11_3, by
-scanlab_11_4_banks for a 64-thread block, and a made-up GPU CSV) and checks each image is a real,
+scanlab_11_4_banks for a 64-thread block, by scanlab_11_8_statuses, and a made-up GPU CSV) and checks each image is a real,
 non-blank PNG; the trace figures name each step by its stride or phase and draw an arrow into every
 cell a step changed, and the bank diagram counts the conflicts of the addresses it is given. Then no figure drops a committed
 point: every section figure and 11.9's, drawn from the committed GPU runs (plots/data/), has for each
@@ -141,6 +141,57 @@ def check_banks(make_plots, tmp):
               f"{extra[0] + extra[1]} and {extra[2]}")
         check(f"{layout['name']} {loads} load and {stores} store conflicts" in caption,
               f"banks, {layout['name']}: the caption gives its counts")
+
+
+def check_statuses(make_plots, tmp):
+    """plots/testdata/statuses.json (scanlab_11_8_statuses FILE: 11.7's domino and 11.8's look-back on
+    the emulator, 8 tiles, 4 resident blocks), 11.8's figure drawn; each run's rows, replayed here from
+    the events: every read is an arrow of its block's turn with what it found, every tile's status
+    after each turn is what the writes so far left, and the protocol holds (11.8: a tile publishes A
+    before it reads, P only after its last read found a P; 11.7: P in section order)."""
+    with open(os.path.join(TESTDATA, "statuses.json")) as f:
+        doc = json.load(f)
+    out = os.path.join(tmp, "statuses")
+    os.makedirs(out)
+    make_plots.check_statuses(doc, "statuses.json")
+    for run in doc["runs"]:
+        name = f"statuses {run['section']}"
+        stem = "statuses_" + run["section"].replace(".", "_")
+        if run["section"] == "11.8":  # (one drawn: the same code draws both, and a drawing costs 1 to 2 s)
+            make_plots.plot_statuses(run, out, [])
+            check(png_ok(os.path.join(out, stem + ".png")), f"{name}: drawn")
+        turns = make_plots.status_turns(run)
+        reads = [(e[0], e[2], e[3]) for e in run["events"] if e[1] == "read"]
+        drawn = [(t["block"], tile, seen) for t in turns for tile, seen_all in t["reads"].items() for seen in seen_all]
+        check(sorted(reads) == sorted(drawn), f"{name}: every status read is drawn in its block's turn")
+        state, k, wrong = [None] * run["tiles"], 0, []
+        for r, turn in enumerate(turns):
+            count = len(turn["tickets"]) + sum(len(v) for v in turn["reads"].values()) + len(turn["writes"])
+            for block, kind, tile, status in run["events"][k:k + count]:
+                if kind == "ticket":
+                    state[tile] = "X"
+                elif kind == "write":
+                    state[tile] = status
+            k += count
+            if turn["state"] != state:
+                wrong.append(r + 1)
+        check(not wrong, f"{name}: every row is the state the events replayed here leave (wrong: {wrong})")
+        check(k == len(run["events"]), f"{name}: every event is in a turn")
+        prefixes = [e[2] for e in run["events"] if e[1] == "write" and e[3] == "P"]
+        check(sorted(prefixes) == list(range(run["tiles"])), f"{name}: every tile publishes its prefix once")
+        if run["section"] == "11.7":
+            check(prefixes == sorted(prefixes), f"{name}: the domino publishes in section order")
+        else:
+            early = [tile for turn in turns for tile, status in turn["writes"]
+                     if status == "P" and tile > 0 and not any(seen[-1] == "P" for seen in turn["reads"].values())]
+            check(not early, f"{name}: every tile but 0 publishes P in a turn whose look-back found a P ({early})")
+            check(not [e for e in run["events"] if e[1] == "read" and not any(
+                w[1] == "write" and w[0] == e[0] and w[3] == "A" for w in run["events"][:run["events"].index(e)])],
+                  f"{name}: a block publishes its aggregate before its look-back reads")
+        if run["section"] == "11.8":
+            with open(os.path.join(out, stem + ".caption")) as f:
+                caption = f.read()
+            check(f"in the order {', '.join(str(t) for t in prefixes)}." in caption, f"{name}: the caption gives the order")
 
 
 # ---- every committed point drawn: each figure's curves against its CSV --------------------------------
@@ -337,6 +388,9 @@ def main():
 
         # 1b''. The bank diagram: drawn, and its counts those of the addresses counted here.
         check_banks(make_plots, tmp)
+
+        # 1b'''. The status figures of 11.7 and 11.8: every read and write of the emulator's run drawn.
+        check_statuses(make_plots, tmp)
 
         # 1c. The section figures of the committed GPU runs: every point, one run each.
         check_style()

@@ -344,15 +344,16 @@ def data_values(root):
 BENCH_LOG2S = (10, 14, 16, 18, 20, 22, 24, 26, 28, 29)  # the sizes of the benchmark's tables
 
 
-def significant(v, figures=4):
-    """v with that many significant figures, never in exponent form: 1304.2 -> 1304, 1.93939 -> 1.939."""
+def significant(v, figures=3):
+    """v with that many significant figures (3, every time and GB/s the pages show), never in exponent
+    form, so a number of more integer digits keeps them all: 1304.2 -> 1304, 1.93939 -> 1.94, 754.27 -> 754."""
     if v == 0 or not math.isfinite(v):
         return f"{v:g}"
     return f"{v:.{max(0, figures - 1 - math.floor(math.log10(abs(v))))}f}"
 
 
 def number_text(raw):
-    """A CSV's number as the page shows it: GB/s and times with 4 significant figures."""
+    """A CSV's number as the page shows it: GB/s and times with 3 significant figures."""
     try:
         return significant(float(raw))
     except ValueError:

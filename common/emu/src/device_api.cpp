@@ -4,9 +4,12 @@
 // built-in variables are the exception: kernels read them inline through thread-local pointers
 // defined in this library (worker.cpp; see cuda_shim.hpp).
 #include <atomic>
+#include <cstring>
+#include <mutex>
 #include <stdexcept>
 
 #include "internal.hpp"
+#include "scanlab/emu/runtime.hpp"
 
 namespace scanlab::emu::detail {
 
@@ -157,4 +160,68 @@ void assert_fail(const char* expression, const char* file, unsigned line) {
                         std::to_string(line));
 }
 
+
+// Watched atomics (runtime.hpp, watch_atomics). The ranges and the events are guarded by one mutex:
+// with resident blocks each block runs on its own OS thread (one at a time), with workers > 1 at once.
+bool atomic_watch_on = false;
+
+namespace {
+struct WatchedRange {
+  std::string name;
+  const char* base;
+  std::size_t bytes;
+};
+std::mutex watch_mutex;
+std::vector<WatchedRange> watched;
+std::vector<AtomicEvent> atomic_events;
+
+unsigned long long as_integer(const void* bytes, std::size_t size) {
+  unsigned long long value = 0;
+  std::memcpy(&value, bytes, size < sizeof value ? size : sizeof value);
+  return value;
+}
+}  // namespace
+
+void record_atomic(const void* address, std::size_t size, const void* before) {
+  const char* p = static_cast<const char*>(address);
+  std::lock_guard lock(watch_mutex);
+  for (const WatchedRange& range : watched) {
+    if (p < range.base || p + size > range.base + range.bytes) continue;
+    AtomicEvent e;
+    e.array = range.name;
+    e.offset = static_cast<std::size_t>(p - range.base);
+    e.size = size;
+    const BlockBuiltins& b = *tls_block;
+    e.block = b.idx.x + b.grid_dim.x * (b.idx.y + b.grid_dim.y * b.idx.z);
+    if (const impl::CudaThread* t = tls_thread) e.thread = t->linear;
+    e.before = as_integer(before, size);
+    e.after = as_integer(address, size);  // one thread runs at a time: what the atomic left
+    atomic_events.push_back(std::move(e));
+    return;
+  }
+}
+
 }  // namespace scanlab::emu::detail
+
+namespace scanlab::emu {
+
+void watch_atomics(const char* name, const void* base, std::size_t bytes) {
+  std::lock_guard lock(detail::watch_mutex);
+  detail::watched.push_back({name, static_cast<const char*>(base), bytes});
+  detail::atomic_watch_on = true;
+}
+
+void unwatch_atomics() {
+  std::lock_guard lock(detail::watch_mutex);
+  detail::watched.clear();
+  detail::atomic_watch_on = false;
+}
+
+std::vector<AtomicEvent> take_atomic_events() {
+  std::lock_guard lock(detail::watch_mutex);
+  std::vector<AtomicEvent> out;
+  out.swap(detail::atomic_events);
+  return out;
+}
+
+}  // namespace scanlab::emu

@@ -209,6 +209,14 @@ __global__ void throwing_kernel(unsigned bad_block, unsigned bad_thread) {
   __syncthreads();
 }
 
+__global__ void watched_kernel(unsigned* counter, unsigned* flags, unsigned* unwatched) {
+  if (threadIdx.x != 0) return;
+  atomicAdd(counter, 1u);
+  atomicAdd(&flags[blockIdx.x], 0u);
+  atomicExch(&flags[blockIdx.x], 7u);
+  atomicAdd(unwatched, 1u);
+}
+
 int g_assert_line = 0;
 
 __global__ void asserting_kernel(unsigned bad_block, unsigned bad_thread) {
@@ -260,6 +268,19 @@ std::vector<double> atomics(unsigned blocks, unsigned threads) {
   return {double(d.sum),  double(d.fsum), d.dsum,         double(d.sub),     double(d.max),
           double(d.min),  double(d.exch), double(d.cas),  double(d.inc),     double(d.dec),
           double(d.bits_or), double(d.bits_and), double(d.bits_xor)};
+}
+
+std::vector<scanlab::emu::AtomicEvent> watched_atomics(unsigned blocks, unsigned threads, bool watch) {
+  unsigned counter = 0, unwatched = 0;
+  std::vector<unsigned> flags(blocks, 0);
+  scanlab::emu::take_atomic_events();
+  if (watch) {
+    scanlab::emu::watch_atomics("counter", &counter, sizeof counter);
+    scanlab::emu::watch_atomics("flags", flags.data(), flags.size() * sizeof(unsigned));
+  }
+  run("watched", {blocks, 1, 1}, {threads, 1, 1}, 0, [&] { watched_kernel(&counter, flags.data(), &unwatched); });
+  scanlab::emu::unwatch_atomics();
+  return scanlab::emu::take_atomic_events();
 }
 
 SharedAtomics shared_atomics(unsigned blocks, unsigned threads, unsigned inc_limit) {

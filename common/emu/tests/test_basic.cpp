@@ -122,6 +122,35 @@ TEST_F(Emu, Atomics) {
   EXPECT_EQ(r[12], n % 2);
 }
 
+// watch_atomics: every atomic on watched memory, in the order the emulator ran them, with its block,
+// thread, offset and the values before and after; nothing outside the ranges, nothing once unwatched.
+TEST_F(Emu, WatchedAtomicsAreRecordedInOrder) {
+  const unsigned blocks = 4, threads = 64;
+  settings().resident_blocks = 1;  // one block after another: the order is known
+  const std::vector<AtomicEvent> events = watched_atomics(blocks, threads, true);
+  ASSERT_EQ(events.size(), 3u * blocks);
+  for (unsigned b = 0; b < blocks; ++b) {
+    const AtomicEvent& ticket = events[3 * b];
+    const AtomicEvent& read = events[3 * b + 1];
+    const AtomicEvent& write = events[3 * b + 2];
+    EXPECT_EQ(ticket.array, "counter");
+    EXPECT_EQ(ticket.block, b);
+    EXPECT_EQ(ticket.thread, 0u);
+    EXPECT_EQ(ticket.before, b);
+    EXPECT_EQ(ticket.after, b + 1);
+    EXPECT_EQ(read.array, "flags");
+    EXPECT_EQ(read.offset, b * sizeof(unsigned));
+    EXPECT_EQ(read.size, sizeof(unsigned));
+    EXPECT_EQ(read.before, 0u);
+    EXPECT_EQ(read.after, 0u);
+    EXPECT_EQ(write.offset, b * sizeof(unsigned));
+    EXPECT_EQ(write.before, 0u);
+    EXPECT_EQ(write.after, 7u);
+    EXPECT_EQ(write.block, b);
+  }
+  EXPECT_TRUE(watched_atomics(blocks, threads, false).empty());
+}
+
 // The same atomics on __shared__ variables: each block has its own, and every thread's atomic is
 // one indivisible step (the old values each thread got form an unbroken sequence), in every order.
 TEST_F(Emu, AtomicsOnSharedMemory) {

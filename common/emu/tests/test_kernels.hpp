@@ -34,6 +34,9 @@ SCANLAB_TEST_API std::vector<int> reverse_blocks(const std::vector<int>& in, uns
 SCANLAB_TEST_API std::vector<int> barrier_votes(unsigned threads, unsigned live);
 /// Every atomic on every thread; see the test for the expected values.
 SCANLAB_TEST_API std::vector<double> atomics(unsigned blocks, unsigned threads);
+/// Thread 0 of each block takes a ticket from a watched counter, reads its watched flag and sets it
+/// to 7, and adds to an unwatched word; with `watch` off nothing is watched. Returns the events.
+SCANLAB_TEST_API std::vector<scanlab::emu::AtomicEvent> watched_atomics(unsigned blocks, unsigned threads, bool watch);
 /// What the atomics on one block's __shared__ variables left (thread 0 copies them out after a
 /// barrier). Starting values: 0, except max = -1000, min = 1000, inc_from_above = limit + 5.
 struct SharedAtomicTotals {

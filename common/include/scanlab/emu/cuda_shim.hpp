@@ -440,6 +440,16 @@ namespace scanlab::emu::detail {
 inline void note_change(bool changed) {
   if (changed) memory_changed();
 }
+
+/// Watched atomics (scanlab::emu::watch_atomics, runtime.hpp): true while a range of memory is
+/// watched; then every atomic calls record_atomic, which records it if its address is in a watched
+/// range. Off, an atomic pays one load of this flag.
+extern bool atomic_watch_on;
+void record_atomic(const void* address, std::size_t size, const void* before);
+template <class T>
+inline void watch_atomic(const T* address, const T& before) {
+  if (atomic_watch_on) [[unlikely]] record_atomic(address, sizeof(T), &before);
+}
 }  // namespace scanlab::emu::detail
 
 namespace scanlab::emu::detail {
@@ -452,7 +462,9 @@ namespace scanlab::emu::detail {
 // functions with the memory order the kernel gives (`Order`, an __ATOMIC_ constant).
 template <int Order = __ATOMIC_SEQ_CST, class T>
 T atomic_load(T* a, Where w) {
-  return atomic_at(a, w).template load<Order>();
+  const T value = atomic_at(a, w).template load<Order>();
+  watch_atomic(a, value);
+  return value;
 }
 template <int Order = __ATOMIC_SEQ_CST, class T>
 void atomic_store(T* a, T v, Where w) {
@@ -461,23 +473,27 @@ void atomic_store(T* a, T v, Where w) {
   // flag is how a look-back publishes, so it must count as an atomic change.
   const T old = ref.template load<__ATOMIC_RELAXED>();
   ref.template store<Order>(v);
+  watch_atomic(a, old);
   note_change(std::memcmp(&old, &v, sizeof(T)) != 0);
 }
 template <int Order = __ATOMIC_SEQ_CST, class T>
 T atomic_add(T* a, T v, Where w) {
   T old = atomic_at(a, w).template fetch_add<Order>(v);
+  watch_atomic(a, old);
   note_change(v != T(0));
   return old;
 }
 template <int Order = __ATOMIC_SEQ_CST, class T>
 T atomic_sub(T* a, T v, Where w) {
   T old = atomic_at(a, w).template fetch_sub<Order>(v);
+  watch_atomic(a, old);
   note_change(v != T(0));
   return old;
 }
 template <int Order = __ATOMIC_SEQ_CST, class T>
 T atomic_exch(T* a, T v, Where w) {
   T old = atomic_at(a, w).template exchange<Order>(v);
+  watch_atomic(a, old);
   note_change(!(old == v));
   return old;
 }
@@ -488,6 +504,7 @@ bool atomic_compare_exchange(T* a, T& expected, T desired, bool weak, Where w) {
   auto ref = atomic_at(a, w);
   const bool swapped = weak ? ref.template compare_exchange_weak<Success, Failure>(expected, desired)
                             : ref.template compare_exchange_strong<Success, Failure>(expected, desired);
+  watch_atomic(a, swapped ? compare : expected);  // the value it found
   note_change(swapped && !(compare == desired));
   return swapped;
 }
@@ -499,30 +516,35 @@ T atomic_cas(T* a, T compare, T v, Where w) {
 template <int Order = __ATOMIC_SEQ_CST, class T>
 T atomic_max(T* a, T v, Where w) {
   const T old = atomic_at(a, w).template update_unless<Order>([v](T x) { return !(x < v); }, [v](T) { return v; });
+  watch_atomic(a, old);
   note_change(old < v);
   return old;
 }
 template <int Order = __ATOMIC_SEQ_CST, class T>
 T atomic_min(T* a, T v, Where w) {
   const T old = atomic_at(a, w).template update_unless<Order>([v](T x) { return !(v < x); }, [v](T) { return v; });
+  watch_atomic(a, old);
   note_change(v < old);
   return old;
 }
 template <int Order = __ATOMIC_SEQ_CST, class T>
 T atomic_and(T* a, T v, Where w) {
   T old = atomic_at(a, w).template fetch_and<Order>(v);
+  watch_atomic(a, old);
   note_change((old & v) != old);
   return old;
 }
 template <int Order = __ATOMIC_SEQ_CST, class T>
 T atomic_or(T* a, T v, Where w) {
   T old = atomic_at(a, w).template fetch_or<Order>(v);
+  watch_atomic(a, old);
   note_change((old | v) != old);
   return old;
 }
 template <int Order = __ATOMIC_SEQ_CST, class T>
 T atomic_xor(T* a, T v, Where w) {
   T old = atomic_at(a, w).template fetch_xor<Order>(v);
+  watch_atomic(a, old);
   note_change(v != T(0));
   return old;
 }
@@ -532,6 +554,7 @@ inline unsigned atomic_inc(unsigned* a, unsigned limit, Where w) {
   unsigned old = ref.load();
   while (!ref.compare_exchange_weak(old, old >= limit ? 0u : old + 1u)) {
   }
+  watch_atomic(a, old);
   note_change(old != (old >= limit ? 0u : old + 1u));
   return old;
 }
@@ -541,6 +564,7 @@ inline unsigned atomic_dec(unsigned* a, unsigned limit, Where w) {
   unsigned old = ref.load();
   while (!ref.compare_exchange_weak(old, (old == 0u || old > limit) ? limit : old - 1u)) {
   }
+  watch_atomic(a, old);
   note_change(old != ((old == 0u || old > limit) ? limit : old - 1u));
   return old;
 }

@@ -126,6 +126,28 @@ inline constexpr unsigned char kGuardByte = 0xFD;
 /// Bytes of guard zone before and after dynamic shared memory.
 inline constexpr std::size_t kSharedGuardBytes = 256;
 
+/// One atomic operation on watched memory (watch_atomics), in the order they ran: `array` names the
+/// watched range, `offset` is the byte offset in it, `before` and `after` the value the atomic found
+/// and the one it left (equal for a read such as `atomicAdd(&flag, 0)`), as raw bytes (up to 8).
+struct AtomicEvent {
+  std::string array;
+  std::size_t offset = 0;
+  std::size_t size = 0;
+  unsigned block = 0;   ///< linear index of the block (blockIdx.x for a 1-D grid)
+  unsigned thread = 0;  ///< linear index of the thread in its block
+  unsigned long long before = 0, after = 0;
+};
+
+/// Records every atomic operation of kernel code on the `bytes` bytes at `base` (device memory the
+/// kernel's flags or statuses live in) as an AtomicEvent under `name`, until unwatch_atomics(). Meant
+/// for pictures of blocks that wait for each other (the docs' figures of sections 11.7 and 11.8):
+/// with the default one worker the order of the events is the order the emulator ran them.
+void watch_atomics(const char* name, const void* base, std::size_t bytes);
+/// Stops recording atomics (every range); the events stay until take_atomic_events().
+void unwatch_atomics();
+/// The events recorded since the last call, oldest first; clears them.
+std::vector<AtomicEvent> take_atomic_events();
+
 /// The stats of every launch since the last call (or since the program started), oldest first;
 /// clears them.
 std::vector<LaunchStats> take_stats();
