@@ -1,4 +1,5 @@
-"""./lab grade --class DIR [--jobs N] [--timeout S] [--no-sandbox] [SECTION...]: a whole class.
+"""./lab grade --class DIR [--jobs N] [--timeout S] [--section-timeout S] [--no-sandbox] [SECTION...]:
+a whole class.
 
 DIR holds one entry per student: a folder, a .zip, or a .tar.gz/.tgz (as learning-management systems
 export them), each with the exercises/ layout (the section folders) at its top, in an exercises/
@@ -8,6 +9,10 @@ folders by their names under build/grade/class/flat/). Each student is graded in
 student's files are copied (only those that differ), so that only the student's kernels recompile.
 N slots work at once. Each submission builds in the sandbox (sandbox.py); then its tests run outside
 it, and their checkers start the student's kernels in the sandbox with everything read-only.
+
+--timeout: the seconds a student's whole grading may take (900), --section-timeout: the seconds one
+section's tests may take (300; LAB_SECTION_TIMEOUT for grade.py): a section past it scores 0 and the
+student's other sections keep their points.
 
 Writes build/grade/class/gradebook.csv (one row per student) and, per student, build/grade/class/
 students/<name>/: grade-summary.json, grade-junit.xml and grade.log (everything it printed)."""
@@ -34,24 +39,26 @@ MAX_MEMBERS = 2000
 
 
 def arguments(args):
-    """(section names, class dir, jobs, timeout s, sandbox on, resume)."""
-    names, cls, jobs, timeout, box, resume = [], None, 1, 900, True, False
+    """(section names, class dir, jobs, timeout s, sandbox on, resume, section timeout s)."""
+    names, cls, jobs, timeout, box, resume, section_timeout = [], None, 1, 900, True, False, 300
     it = iter(args)
     for a in it:
         key, eq, val = a.partition("=")
-        if key in ("--class", "--jobs", "--timeout") and not eq:
+        if key in ("--class", "--jobs", "--timeout", "--section-timeout") and not eq:
             val = next(it, None)
             if val is None:
                 raise LabError(f"{key} needs a value (see ./lab help)", 2)
         if key == "--class":
             cls = val
-        elif key in ("--jobs", "--timeout"):
+        elif key in ("--jobs", "--timeout", "--section-timeout"):
             if not val.isdigit() or int(val) < 1:
                 raise LabError(f"{key} needs a whole number >= 1, not '{val}'", 2)
             if key == "--jobs":
                 jobs = int(val)
-            else:
+            elif key == "--timeout":
                 timeout = int(val)
+            else:
+                section_timeout = int(val)
         elif a == "--no-sandbox":
             box = False
         elif a == "--resume":
@@ -62,7 +69,7 @@ def arguments(args):
             names.append(a)
     if cls is None:
         raise LabError("grade --class needs a folder of submissions", 2)
-    return names, cls, jobs, timeout, box, resume
+    return names, cls, jobs, timeout, box, resume, section_timeout
 
 
 # ---- submissions -------------------------------------------------------------------------------------
@@ -200,8 +207,9 @@ class Slot:
 
 
 class ClassGrading:
-    def __init__(self, root, chosen, cls, jobs, timeout, box, resume=False):
+    def __init__(self, root, chosen, cls, jobs, timeout, box, resume=False, section_timeout=300):
         self.root, self.chosen, self.cls, self.jobs, self.timeout, self.box = root, chosen, cls, jobs, timeout, box
+        self.section_timeout = section_timeout
         self.resume = resume  # --resume: keep the results of an interrupted run, grade who is left
         self.base = os.path.join(root, "build", "grade", "class")
         self.limits = sandbox.Limits()
@@ -362,7 +370,8 @@ class ClassGrading:
         slot_args = [slot.dir] + [s.id for s in self.chosen]
         env = {"PATH": sandbox.PATH if self.box else os.environ.get("PATH", sandbox.PATH), "HOME": "/tmp", "LANG": "C.UTF-8",
                "PYTHONPATH": os.path.join(self.root, "tools"), "CCACHE_DIR": "/tmp/ccache",
-               "CTEST_OUTPUT_ON_FAILURE": "1", "LAB_JOBS": str(slot.build_jobs)}
+               "CTEST_OUTPUT_ON_FAILURE": "1", "LAB_JOBS": str(slot.build_jobs),
+               "LAB_SECTION_TIMEOUT": str(self.section_timeout)}
         if self.box:
             # Two phases. The build, in the sandbox with the slot writable (no student code runs:
             # only the compiler reads it). Then the tests, outside it, as the grader: the checkers

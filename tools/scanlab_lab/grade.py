@@ -2,15 +2,19 @@
 own (one that does not compile costs only its own points), run them, and report.
 
 Writes build/grade/grade-junit.xml (ctest's, plus a failed case per section that does not build),
-grade-summary.json, grade-ctest.log and build-<section>.log (the compiler's output)."""
+grade-summary.json, grade-ctest.log and build-<section>.log (the compiler's output). Each section's
+tests run in a ctest of their own; with LAB_SECTION_TIMEOUT=S, one that runs past S seconds is stopped
+and scores 0 (status "timed out"), the others keep their points."""
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 import xml.etree.ElementTree as ET
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from . import LabError, buildlog, config, ctest, diagnose, exercises, levels, report, sandbox
 from . import sections as sections_file
@@ -35,6 +39,10 @@ class Grading:
         self.junit = os.path.join(bdir, "grade-junit.xml")
         self.log = os.path.join(bdir, "grade-ctest.log")
         self.summary_path = os.path.join(bdir, "grade-summary.json")
+        # Each section's tests run within their own time (LAB_SECTION_TIMEOUT seconds; none when unset):
+        # a section that runs past it scores 0 and the others keep their points.
+        self.section_timeout = section_timeout()
+        self.timed_out: Dict[str, float] = {}
 
     def student_text(self, text):
         return buildlog.rewrite_paths(text, self.copy_dir, self.student_dir)
@@ -98,28 +106,60 @@ class Grading:
         for path in (self.junit, self.log):
             if os.path.exists(path):
                 os.remove(path)
+        self.timed_out = {}
         if not built:
             return 0
-        ids = "|".join(re.escape(s.id) for s in built)
-        regex = f"^({ids})\\.exercise\\.({'|'.join(backends)})\\."
         where = ["--preset", self.preset] if self.preset else ["--test-dir", self.bdir, "--output-on-failure"]
-        say(f"testing (ctest {' '.join(where)} -L exercise -R '{regex}'; log: {rel(self.log, self.root)})...")
-        cmd = ["ctest"] + where + ["-L", "exercise", "-R", regex, "--output-junit", self.junit]
         env = dict(os.environ)
         if "cuda" in backends and gpu_present():
             # A GPU is here: a "no device" from a student's kernels is a failure, never a skip.
             env["SCANLAB_REQUIRE_DEVICE"] = "1"
-        proc = subprocess.Popen(cmd, cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                universal_newlines=True, errors="replace", env=env)
+        # One ctest per section, each within the section's time: a hang costs its own section alone.
+        parts, rc = [], 0
+        limit = f", at most {self.section_timeout:g} s a section" if self.section_timeout else ""
+        say(f"testing (ctest {' '.join(where)} -L exercise -R '^<section>\\.exercise\\.({'|'.join(backends)})\\.'"
+            f"{limit}; log: {rel(self.log, self.root)})...")
         with open(self.log, "w", encoding="utf-8") as log:
+            for section in built:
+                part = f"{self.junit}.{section.id}"
+                if os.path.exists(part):
+                    os.remove(part)
+                regex = f"^{re.escape(section.id)}\\.exercise\\.({'|'.join(backends)})\\."
+                cmd = ["ctest"] + where + ["-L", "exercise", "-R", regex, "--output-junit", part]
+                rc = max(rc, self.run_section_tests(section, cmd, env, log))
+                if section.id not in self.timed_out:
+                    if not os.path.exists(part):
+                        raise LabError(f"ctest wrote no JUnit file for {section.id}: see {rel(self.log, self.root)}", 2)
+                    parts.append(part)
+        merge_junit(parts, self.junit)
+        return rc
+
+    def run_section_tests(self, section, cmd, env, log) -> int:
+        """Runs one section's ctest, its output into `log` (a line per finished test also printed);
+        stops it, and every process it started, when the section's time runs out."""
+        proc = subprocess.Popen(cmd, cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                universal_newlines=True, errors="replace", env=env, start_new_session=True)
+        timer = None
+        if self.section_timeout:
+            def stop():
+                self.timed_out[section.id] = self.section_timeout
+                kill_session(proc)
+            timer = threading.Timer(self.section_timeout, stop)
+            timer.start()
+        try:
             for line in proc.stdout:  # one line per test as it finishes; the rest goes to the log
                 log.write(line)
                 if ctest.STATUS_LINE.match(line):
                     print("  " + line.strip(), flush=True)
-        rc = proc.wait()
-        if not os.path.exists(self.junit):
-            raise LabError(f"ctest wrote no JUnit file (exit status {rc}): see {rel(self.log, self.root)}", 2)
-        return rc
+            return proc.wait()
+        finally:
+            if timer:
+                timer.cancel()
+            if section.id in self.timed_out:
+                kill_session(proc)
+                msg = f"section {section.id}: its tests were stopped after {self.section_timeout:g} s (LAB_SECTION_TIMEOUT)"
+                log.write(msg + "\n")
+                say(msg)
 
     # ---- all of it ---------------------------------------------------------------------------------
     def grade(self, backends) -> int:
@@ -198,12 +238,17 @@ class Grading:
             if b["status"] == "build-failed":
                 failed.append({"name": f"{section.id}.exercise.build", "kind": "build error",
                                "why": b["error"] or "the exercise does not compile"})
+            if section.id in self.timed_out:
+                failed.append({"name": f"{section.id}.exercise.time", "kind": "timeout",
+                               "why": f"the section's tests were stopped after {self.timed_out[section.id]:g} s, its "
+                                      "time limit: an endless loop (in host code, where the emulator's watchdog does "
+                                      "not look), or kernels far too slow; the section scores 0"})
             passed = sum(c.result == "passed" for c in mine)
             skipped = sum(c.result == "skipped" for c in mine)
             total = passed + sum(c.result == "failed" for c in mine)
             status = b["status"]
             if status == "built":
-                status = "graded" if total else "no tests ran"
+                status = "timed out" if section.id in self.timed_out else "graded" if total else "no tests ran"
             in_place = os.path.realpath(self.student_dir) == os.path.realpath(os.path.join(self.root, "exercises"))
             stubs = exercises.stubs(self.root, section.folder, in_place)
             untouched = exercises.untouched(os.path.join(self.student_dir, section.folder), stubs)
@@ -212,7 +257,7 @@ class Grading:
             opened = levels.open_files(self.root, section.folder)
             untouched = sorted(set(untouched) | set(exercises.untouched(
                 os.path.join(self.student_dir, section.folder), opened)))
-            points = round(rule.weight * passed / total, 1) if total else 0.0
+            points = round(rule.weight * passed / total, 1) if total and status == "graded" else 0.0
             properties = []
             for p in rule.properties:  # a rubric: each property earned when every test it decides passes
                 decided = [c for c in mine if p.decides(short(c)) and c.result in ("passed", "failed")]
@@ -225,7 +270,7 @@ class Grading:
                 points = round(sum(p["points"] for p in properties), 1)
             summary["sections"].append({
                 "section": section.id, "title": section.title, "status": status,
-                "passed": passed, "failed": len(failed) if status == "build-failed" else total - passed,
+                "passed": passed, "failed": len(failed) if status in ("build-failed", "timed out") else total - passed,
                 "skipped": skipped, "total": total,
                 "points": points, "max_points": rule.weight, "properties": properties,
                 "failed_tests": failed,
@@ -245,6 +290,47 @@ class Grading:
         with open(self.summary_path, "w", encoding="utf-8") as f:
             json.dump(summary, f, indent=2)
             f.write("\n")
+
+
+def section_timeout() -> Optional[float]:
+    """LAB_SECTION_TIMEOUT: seconds for one section's tests (unset or empty: no limit)."""
+    text = os.environ.get("LAB_SECTION_TIMEOUT", "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1
+    if value <= 0:
+        raise LabError(f"LAB_SECTION_TIMEOUT must be a number of seconds above 0, not '{text}'", 2)
+    return value
+
+
+def kill_session(proc):
+    """Kills a process started with start_new_session=True and everything in its session's group."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def merge_junit(parts, path):
+    """One JUnit file at `path` with the test cases of every file in `parts` (one ctest run each)."""
+    suite = ET.Element("testsuite", {"name": "scanlab-grade"})
+    counts = {"tests": 0, "failures": 0, "skipped": 0, "disabled": 0, "time": 0.0}
+    for part in parts:
+        root = ET.parse(part).getroot()
+        for key in counts:
+            try:
+                counts[key] += float(root.get(key) or 0)
+            except ValueError:
+                pass
+        for case in root.iter("testcase"):
+            suite.append(case)
+        os.remove(part)
+    for key, value in counts.items():
+        suite.set(key, f"{value:g}" if key == "time" else str(int(value)))
+    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
 
 
 def operand_order_notes(results) -> List[str]:

@@ -37,7 +37,8 @@ def print_report(summary, out=None):
         if not s["failed_tests"] and not s["warnings"]:
             continue
         w(f"section {s['section']} ({s['title']}): " +
-          (f"{s['failed']} of {s['total']} tests failed" if s["status"] != "build-failed" else "does not build"))
+          ("does not build" if s["status"] == "build-failed" else "stopped: it ran past its time limit"
+           if s["status"] == "timed out" else f"{s['failed']} of {s['total']} tests failed"))
         for line in s["warnings"]:
             w(f"  {line}")
         for line in s.get("notes", []):
@@ -81,7 +82,8 @@ def print_report(summary, out=None):
 
 def note(s) -> str:
     parts = [{"graded": "", "build-failed": "does not build", "no-tests": "no tests for this section",
-              "no tests ran": "no tests ran", "not-graded": "not graded: no tests in this build"}[s["status"]]]
+              "no tests ran": "no tests ran", "not-graded": "not graded: no tests in this build",
+              "timed out": ""}[s["status"]]]
     kinds = {}
     for t in s["failed_tests"]:
         kinds[t["kind"]] = kinds.get(t["kind"], 0) + 1

@@ -20,7 +20,8 @@ from scanlab_lab.tests.util import ROOT
 class Arguments(unittest.TestCase):
     def test_parsed(self):
         self.assertEqual(class_grade.arguments(["--class", "subs", "--jobs", "3", "11.1", "--timeout=60"]),
-                         (["11.1"], "subs", 3, 60, True, False))
+                         (["11.1"], "subs", 3, 60, True, False, 300))
+        self.assertEqual(class_grade.arguments(["--class=subs", "--section-timeout", "45"])[6], 45)
         self.assertEqual(class_grade.arguments(["--class=subs", "--no-sandbox"])[4], False)
         self.assertEqual(class_grade.arguments(["--class=subs", "--resume"])[5], True)
 

@@ -89,6 +89,75 @@ class Summary(unittest.TestCase):
         self.assertNotIn("does not build", out.getvalue())
 
 
+class SectionTimeLimit(unittest.TestCase):
+    """LAB_SECTION_TIMEOUT: one ctest per section; a section that runs past its time scores 0 and the
+    others keep their points. A stand-in ctest on the PATH: 11.1's tests pass at once, 11.2's hang
+    (a process it started too: the whole group is stopped)."""
+
+    FAKE_CTEST = r"""#!/usr/bin/env bash
+regex= junit=
+while (($#)); do
+  case $1 in -R) regex=$2; shift ;; --output-junit) junit=$2; shift ;; esac
+  shift
+done
+if [[ $regex == *11\\.2* ]]; then
+  sleep 300 & echo $! > "$(dirname "$junit")/hung.pid"
+  echo "    Start 1: 11.2.exercise.cpu.Grading.kogge_stone.int32_add_inclusive"
+  wait
+fi
+echo "1/1 Test #1: 11.1.exercise.cpu.Section11_1.BookExample ....   Passed    0.01 sec"
+cat > "$junit" <<'XML'
+<testsuite name="x" tests="1" failures="0" skipped="0" disabled="0" time="0.01">
+<testcase name="11.1.exercise.cpu.Section11_1.BookExample" classname="x" time="0.01" status="run"/>
+</testsuite>
+XML
+"""
+
+    def test_a_hang_costs_its_own_section(self):
+        import tempfile
+        import time
+        with tempfile.TemporaryDirectory() as tmp:
+            os.makedirs(os.path.join(tmp, "bin"))
+            ctest_path = os.path.join(tmp, "bin", "ctest")
+            with open(ctest_path, "w") as f:
+                f.write(self.FAKE_CTEST)
+            os.chmod(ctest_path, 0o755)
+            chosen = sections.resolve(sections.load(ROOT), ["11.1", "11.2"])
+            env = {"PATH": os.path.join(tmp, "bin") + os.pathsep + os.environ["PATH"], "LAB_SECTION_TIMEOUT": "2"}
+            out = io.StringIO()
+            with unittest.mock.patch.dict(os.environ, env), unittest.mock.patch("sys.stdout", out), \
+                    unittest.mock.patch("sys.stderr", out):
+                g = grade.Grading(ROOT, tmp, chosen, os.path.join(ROOT, "solutions"), "label", preset=None, echo=False)
+                t0 = time.time()
+                g.run_tests(chosen, ["cpu"])
+                self.assertLess(time.time() - t0, 30)
+                summary = g.summarise({c.id: {"status": "built", "warnings": [], "error": "", "log": None}
+                                       for c in chosen}, ["cpu"])
+            with open(os.path.join(tmp, "hung.pid")) as f:
+                hung = int(f.read())
+            time.sleep(0.2)
+            self.assertFalse(os.path.exists(f"/proc/{hung}") and open(f"/proc/{hung}/stat").read().split()[2] != "Z",
+                             "the section's processes were left running")
+            by_id = {s["section"]: s for s in summary["sections"]}
+            self.assertEqual((by_id["11.1"]["status"], by_id["11.1"]["passed"]), ("graded", 1))
+            self.assertEqual((by_id["11.2"]["status"], by_id["11.2"]["points"]), ("timed out", 0.0))
+            self.assertEqual([t["kind"] for t in by_id["11.2"]["failed_tests"]], ["timeout"])
+            self.assertIn("stopped after 2 s", by_id["11.2"]["failed_tests"][0]["why"])
+            self.assertIn("section 11.2: its tests were stopped after 2 s", out.getvalue())
+            text = io.StringIO()
+            report.print_report(summary, text)
+            self.assertIn("section 11.2 (", text.getvalue())
+            self.assertIn("stopped: it ran past its time limit", text.getvalue())
+            self.assertEqual([c.get("name") for c in ET.parse(g.junit).getroot().iter("testcase")],
+                             ["11.1.exercise.cpu.Section11_1.BookExample"])
+
+    def test_bad_value(self):
+        with unittest.mock.patch.dict(os.environ, {"LAB_SECTION_TIMEOUT": "soon"}):
+            with self.assertRaises(grade.LabError) as e:
+                grade.section_timeout()
+        self.assertIn("LAB_SECTION_TIMEOUT must be a number of seconds", str(e.exception))
+
+
 class OperandOrder(unittest.TestCase):
     def test_only_last_fails(self):
         names = [f"Grading.kogge_stone.int32_{op}_{kind}" for op in ("add", "max", "min", "last")
