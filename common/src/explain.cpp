@@ -283,7 +283,9 @@ std::string place(const std::string& where) {
 // The elements of `traced` that differ from `model`, one line each.
 std::vector<std::string> differences(const Snapshot& model, const Snapshot& traced, const Encoding& e) {
   std::vector<std::string> lines;
-  for (const auto& [name, want] : model.arrays) {
+  for (const auto& array : model.arrays) {
+    const std::string& name = array.first;  // (not a structured binding: clang before 16 cannot capture one)
+    const auto& want = array.second;
     const auto it = std::find_if(traced.arrays.begin(), traced.arrays.end(),
                                  [&](const auto& a) { return a.first == name; });
     if (it == traced.arrays.end() || it->second.size() != want.size()) continue;
