@@ -5,7 +5,11 @@
 # emptied), and run compute-sanitizer's memcheck on a small scan across the GPUs.
 #
 #   OUT=/some/folder bash chapters/11_10_multi_gpu/bench_gpu.sh
-#   STEPS="bench" OUT=... bash ...      (steps: tests bench sanitize; the build always runs)
+#   STEPS="bench" OUT=... bash ...      (steps: tests bench sanitize out_of_core; the build always runs)
+#
+# out_of_core: scanlab_11_10_out_of_core at n = 2^OOC_LOG2 (default 30,32,34,35: 2^35 int32 is 128 GiB
+# of page-locked host memory, for a host with more than that) and at the sizes OOC_N (none by default),
+# then memcheck on it in small pieces.
 #
 # The programs write the section programs' CSV (docs/measurements/measurements.py reads it).
 set -u -o pipefail
@@ -13,7 +17,8 @@ export PATH="$PATH:/usr/local/cuda/bin"
 export NCCL_NVLS_ENABLE=0  # never NVLink multicast on these shared hosts (nothing here uses NCCL yet)
 OUT=${OUT:-$PWD/gpu-out}
 BUILD=${BUILD:-build/gpu}
-STEPS=${STEPS-tests bench sanitize}
+STEPS=${STEPS-tests bench sanitize out_of_core}
+OOC_LOG2=${OOC_LOG2:-30,32,34,35}
 LOG2=${LOG2:-24 25 26 27 28 29 30}
 mkdir -p "$OUT"
 wants() { [[ " $STEPS " == *" $1 "* ]]; }
@@ -22,9 +27,9 @@ step() { printf '\n=== %s (%s)\n' "$1" "$(date -u +%H:%M:%S)"; }
 fail() { echo "FAILED: $1"; status=1; }
 source "$(dirname "${BASH_SOURCE[0]}")/../11_8_decoupled_lookback/bench/gpu_build.sh"
 
-step "configure and build (scanlab_11_8, scanlab_11_10, test_11_10_solution_cuda; sm_90a)"
+step "configure and build (scanlab_11_8, scanlab_11_10, scanlab_11_10_out_of_core, test_11_10_solution_cuda; sm_90a)"
 gpu_build "$BUILD" 90a "${BUILD_TIMEOUT:-420}" "$OUT/build.log" "$(nproc)" scanlab_11_8 scanlab_11_10 \
-  test_11_10_solution_cuda
+  scanlab_11_10_out_of_core test_11_10_solution_cuda
 nvidia-smi topo -m || true
 
 if wants tests; then
@@ -51,5 +56,16 @@ if wants sanitize; then
       --n 100001 --type "$t" --exclusive --reps 0 >>"$OUT/sanitize.log" 2>&1 || fail "memcheck $t"
   done
   tail -5 "$OUT/sanitize.log"
+fi
+if wants out_of_core; then
+  step "out_of_core: an int32 array in host memory through GPU 0, n = 2^{$OOC_LOG2}, against a copy in and back"
+  free -g | head -2
+  timeout 540 "$BUILD/bin/scanlab_11_10_out_of_core" --log2 "$OOC_LOG2" ${OOC_N:+--n "$OOC_N"} --reps 5 --csv "$OUT/out_of_core.csv" \
+    2>&1 | tee "$OUT/out_of_core.log" || fail "out_of_core"
+  step "out_of_core under compute-sanitizer memcheck: n = 2^20 in pieces of 1 MiB"
+  timeout 300 compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/bin/scanlab_11_10_out_of_core" --log2 20 \
+    --piece-mib 1 --reps 1 --csv "$OUT/out_of_core_memcheck.csv" >"$OUT/out_of_core_memcheck.log" 2>&1 \
+    || fail "out_of_core memcheck"
+  tail -3 "$OUT/out_of_core_memcheck.log"
 fi
 exit $status

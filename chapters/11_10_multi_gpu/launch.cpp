@@ -1,9 +1,12 @@
 // Section 11.10: host code that runs a scan across the GPUs of one host. Compiled once per backend
 // (nvcc for cuda, the host compiler for cpu) from this one source. You do not need to change this file.
+#include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "multi_gpu_algorithms.hpp"
 #include "multi_gpu_scan.hpp"
+#include "out_of_core_scan.hpp"
 
 #if defined(SCANLAB_BACKEND_CPU)
 #include "scanlab/emu/runtime.hpp"
@@ -64,9 +67,42 @@ RunResult run(const RunRequest& request) {
   return run_multi(request, way, devices);
 }
 
+/// The out-of-core scan's pieces by default: 256 MiB each, or the whole array when it is smaller.
+constexpr std::size_t kPieceBytes = std::size_t{1} << 28;
+
+/// Runs `request` with the out-of-core scan on GPU 0: the request's host arrays go through the GPU in
+/// pieces of `piece` elements (0: kPieceBytes). In place: the output array is scanned in place, after
+/// a copy of the input into it (outside the timed runs).
+template <std::size_t piece>
+RunResult run_out_of_core(const RunRequest& request) {
+  require_backend();
+  const ScanProblem& p = request.problem;
+  return visit_type_op(p.type, p.op, [&](auto type, auto op) {
+    using T = typename decltype(type)::type;
+    using Op = decltype(op);
+    using Scan = OutOfCoreScan<T, Op>;
+    DeviceScope on(0);
+    const std::size_t size = piece > 0 ? piece : std::max<std::size_t>(std::min(p.n, kPieceBytes / sizeof(T)), 1);
+    require_memory(Scan::bytes_on_device(size));
+    Scan scan(size);
+    const T* input = static_cast<const T*>(request.input);
+    T* output = static_cast<T*>(request.output);
+    const T* from = p.in_place ? output : input;
+    const auto prepare = [&] {
+      if (p.in_place && p.n > 0) std::memcpy(output, input, p.n * sizeof(T));
+    };
+    RunResult result;
+    prepare();
+    result.launches = run_counted(request.trace, [&] { scan(from, output, p.n, op, p.kind); });
+    if (p.n > 0) time_runs(request, result.times_ms, [&] { scan(from, output, p.n, op, p.kind); }, prepare);
+    return result;
+  });
+}
+
 const Algorithm kAlgorithms[] = {
     with_run(kAlgorithmInfo[0], &run<Way::carry, 0>),
     with_run(kAlgorithmInfo[1], &run<Way::reduce_then_scan, 0>),
+    with_run(kAlgorithmInfo[2], &run_out_of_core<0>),
 };
 
 const Algorithm kTestAlgorithms[] = {
@@ -78,6 +114,7 @@ const Algorithm kTestAlgorithms[] = {
     with_run(kTestAlgorithmInfo[5], &run<Way::reduce_then_scan, 1>),
     with_run(kTestAlgorithmInfo[6], &run<Way::reduce_then_scan, 2>),
     with_run(kTestAlgorithmInfo[7], &run<Way::reduce_then_scan, 4>),
+    with_run(kTestAlgorithmInfo[8], &run_out_of_core<1000>),
 };
 
 }  // namespace

@@ -11,8 +11,9 @@ SCANLAB_DECLARE_SECTION(s11_10)
 namespace scanlab::s11_10 {
 
 /// The section's algorithms, in table order: the one list of them (launch.cpp gives each its kernels
-/// with with_run; the grader's checker registers its tests from this list, scanlab/remote.hpp). Each
-/// runs on every GPU of the host (the cpu backend: on its modelled devices, SCANLAB_EMU_DEVICES).
+/// with with_run; the grader's checker registers its tests from this list, scanlab/remote.hpp). carry and
+/// reduce_then_scan run on every GPU of the host (the cpu backend: on its modelled devices,
+/// SCANLAB_EMU_DEVICES), out_of_core on the first.
 inline constexpr AlgorithmInfo kAlgorithmInfo[] = {
     {"carry",
      "one piece per GPU: each GPU scans its piece (11.8's scan), the piece totals are exchanged, each GPU adds "
@@ -22,6 +23,10 @@ inline constexpr AlgorithmInfo kAlgorithmInfo[] = {
      "one piece per GPU: each GPU reduces its piece, the totals are exchanged, each GPU scans its piece "
      "starting from the totals before it (11.8's scan with a carry in); 3n element moves",
      "Sec. 11.6 one level up (beyond the book)", 0},
+    {"out_of_core",
+     "one GPU, the array in host memory: pieces of 256 MiB through three GPU buffers, each copied in, scanned "
+     "from the pieces before it (11.8's scan with a carry in) and copied back, the copies overlapping the scans",
+     "Sec. 11.6 in time (beyond the book)", 0},
 };
 
 /// test_algorithms' list: each way on G devices. On the cpu backend exactly G modelled devices; on
@@ -35,6 +40,7 @@ inline constexpr AlgorithmInfo kTestAlgorithmInfo[] = {
     {"reduce_then_scan_on_1", "test only: reduce_then_scan on 1 device", "beyond the book", 0},
     {"reduce_then_scan_on_2", "test only: reduce_then_scan across 2 devices", "beyond the book", 0},
     {"reduce_then_scan_on_4", "test only: reduce_then_scan across 4 devices", "beyond the book", 0},
+    {"out_of_core_small_pieces", "test only: out_of_core in pieces of 1000 elements", "beyond the book", 0},
 };
 
 SCANLAB_EXPORT AlgorithmTable test_algorithms_cuda();

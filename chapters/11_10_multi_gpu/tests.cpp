@@ -55,6 +55,24 @@ TEST(Section11_10, EveryDeviceCount) {
   }
 }
 
+// The out-of-core scan in pieces of 1000 elements, so that a few thousand elements take several pieces
+// and every buffer is reused: every type, operator and kind, in place too, at sizes around the pieces
+// (one short piece, exactly one, one element more, a short last piece after full ones).
+TEST(Section11_10, OutOfCoreInPieces) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(test_table());
+  const Algorithm algorithm = grading::algorithm_named(test_table(), "out_of_core_small_pieces");
+  const std::vector<std::size_t> sizes = {0, 1, 999, 1000, 1001, 3000, 4321};
+  for (const DType type : kAllTypes) {
+    for (const OpKind op : kAllOps) {
+      for (const ScanKind kind : kAllKinds) {
+        EXPECT_EQ(grading::check_sizes(algorithm, type, op, kind, sizes, true), "")
+            << scanlab::name(type) << " " << scanlab::name(op) << " " << scanlab::name(kind) << "; see "
+            << SCANLAB_SOURCE_HINT;
+      }
+    }
+  }
+}
+
 // The section's own algorithms, on every device there is (the cpu backend: SCANLAB_EMU_DEVICES,
 // default 1), as the program runs them.
 TEST(Section11_10, OnEveryDeviceThereIs) {

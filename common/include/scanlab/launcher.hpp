@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -244,25 +245,116 @@ inline void require_backend() {
 #endif
 }
 
+/// A point in a stream's work that other streams can wait for (cudaEvent_t, without timing), on the
+/// device current when it is made. The cpu backend runs everything at once: nothing to wait for.
+/// Move-only.
+class Event {
+ public:
+  Event() {
+#if defined(SCANLAB_BACKEND_CUDA)
+    SCANLAB_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming));
+#endif
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  Event(Event&& other) noexcept {
+#if defined(SCANLAB_BACKEND_CUDA)
+    event_ = std::exchange(other.event_, nullptr);
+#else
+    (void)other;
+#endif
+  }
+  ~Event() {
+#if defined(SCANLAB_BACKEND_CUDA)
+    if (event_ != nullptr) cudaEventDestroy(event_);  // (released once every wait for it is done)
+#endif
+  }
+  /// Marks the work queued so far on `stream` (none: the current device's default stream).
+  void record(const Stream* stream = nullptr) {
+#if defined(SCANLAB_BACKEND_CUDA)
+    SCANLAB_CUDA_CHECK(cudaEventRecord(event_, stream ? stream->get() : cudaStream_t{}));
+#else
+    (void)stream;
+#endif
+  }
+  /// Makes later work on `stream` (none: the current device's default stream) wait for the marked
+  /// work, without blocking the host.
+  void wait(const Stream* stream = nullptr) const {
+#if defined(SCANLAB_BACKEND_CUDA)
+    SCANLAB_CUDA_CHECK(cudaStreamWaitEvent(stream ? stream->get() : cudaStream_t{}, event_, 0));
+#else
+    (void)stream;
+#endif
+  }
+
+ private:
+#if defined(SCANLAB_BACKEND_CUDA)
+  cudaEvent_t event_ = nullptr;
+#endif
+};
+
 /// Makes later work on `waiter`'s default stream wait until the work queued so far on `device`'s
 /// default stream is done, without blocking the host (an event recorded on one, waited for by the
-/// other). The cpu backend runs everything at once: nothing to wait for.
+/// other).
 inline void wait_for_device(int waiter, int device) {
-#if defined(SCANLAB_BACKEND_CUDA)
   if (waiter == device) return;
-  const int saved = current_device();
-  cudaEvent_t done{};
-  SCANLAB_CUDA_CHECK(cudaSetDevice(device));
-  SCANLAB_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-  SCANLAB_CUDA_CHECK(cudaEventRecord(done, cudaStream_t{}));
-  SCANLAB_CUDA_CHECK(cudaSetDevice(waiter));
-  SCANLAB_CUDA_CHECK(cudaStreamWaitEvent(cudaStream_t{}, done, 0));
-  SCANLAB_CUDA_CHECK(cudaEventDestroy(done));  // (released once the wait is done)
-  SCANLAB_CUDA_CHECK(cudaSetDevice(saved));
+  DeviceScope on(device);
+  Event done;
+  done.record();
+  set_device(waiter);
+  done.wait();
+}
+
+/// Copies n elements of T between any two of: host memory, the current device's memory, asynchronously
+/// on `stream` (none: the default stream; cudaMemcpyAsync, the direction read from the addresses). From
+/// or to pinned host memory (PinnedBuffer) the copy overlaps kernels and copies of other streams; from
+/// pageable memory CUDA stages it. The cpu backend copies at once.
+template <class T>
+void copy_async(T* dst, const T* src, std::size_t n, const Stream* stream = nullptr) {
+  if (n == 0) return;
+#if defined(SCANLAB_BACKEND_CUDA)
+  SCANLAB_CUDA_CHECK(cudaMemcpyAsync(dst, src, n * sizeof(T), cudaMemcpyDefault, stream ? stream->get() : cudaStream_t{}));
 #else
-  (void)waiter, (void)device;
+  (void)stream;
+  std::memmove(dst, src, n * sizeof(T));
 #endif
 }
+
+/// Host memory for n elements of T that the GPU copies to and from at full speed and asynchronously
+/// (page-locked: cudaHostAlloc; plain host memory on the cpu backend). Move-only.
+template <class T>
+class PinnedBuffer {
+ public:
+  explicit PinnedBuffer(std::size_t n) : size_(n) {
+    const std::size_t bytes = std::max<std::size_t>(n, 1) * sizeof(T);
+#if defined(SCANLAB_BACKEND_CUDA)
+    if (cudaHostAlloc(reinterpret_cast<void**>(&data_), bytes, cudaHostAllocPortable) != cudaSuccess) {
+      cudaGetLastError();
+      data_ = nullptr;
+    }
+#else
+    data_ = static_cast<T*>(std::malloc(bytes));
+#endif
+    if (data_ == nullptr) throw Error("could not allocate " + std::to_string(bytes) + " bytes of page-locked host memory");
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  PinnedBuffer(PinnedBuffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+  ~PinnedBuffer() {
+#if defined(SCANLAB_BACKEND_CUDA)
+    if (data_ != nullptr) cudaFreeHost(data_);
+#else
+    std::free(data_);
+#endif
+  }
+  T* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
 
 /// Device memory for n elements of T, on the current device (host memory on the cpu backend, which
 /// records the device). Move-only.
