@@ -18,7 +18,7 @@ namespace {
 /// Runs `request` across `devices` devices (0: every GPU there is), as run_scan runs one GPU's scan:
 /// the verified run with poisoned outputs, then the timed runs. The cpu backend models exactly
 /// `devices` devices for the call; a GPU machine uses as many as it has, at most `devices`.
-RunResult run_multi(const RunRequest& request, Way way, int devices) {
+RunResult run_multi(const RunRequest& request, Way way, int devices, Exchange exchange) {
   require_backend();
 #if defined(SCANLAB_BACKEND_CPU)
   const int saved = emu::settings().devices;
@@ -41,7 +41,7 @@ RunResult run_multi(const RunRequest& request, Way way, int devices) {
       DeviceScope on(0);
       require_memory(Scan::bytes_per_device(p.n, used, p.in_place));  // (GPU 0's: the GPUs are alike)
     }
-    Scan scan(p.n, used, way, p.in_place);
+    Scan scan(p.n, used, way, p.in_place, exchange);
     const T* input = static_cast<const T*>(request.input);
     RunResult result;
     scan.upload(input);
@@ -62,9 +62,9 @@ RunResult run_multi(const RunRequest& request, Way way, int devices) {
   });
 }
 
-template <Way way, int devices>
+template <Way way, int devices, Exchange exchange = Exchange::peer>
 RunResult run(const RunRequest& request) {
-  return run_multi(request, way, devices);
+  return run_multi(request, way, devices, exchange);
 }
 
 /// The out-of-core scan's pieces by default: 256 MiB each, or the whole array when it is smaller.
@@ -115,6 +115,8 @@ const Algorithm kTestAlgorithms[] = {
     with_run(kTestAlgorithmInfo[6], &run<Way::reduce_then_scan, 2>),
     with_run(kTestAlgorithmInfo[7], &run<Way::reduce_then_scan, 4>),
     with_run(kTestAlgorithmInfo[8], &run_out_of_core<1000>),
+    with_run(kTestAlgorithmInfo[9], &run<Way::carry, 3, Exchange::nccl>),
+    with_run(kTestAlgorithmInfo[10], &run<Way::reduce_then_scan, 2, Exchange::nccl>),
 };
 
 }  // namespace

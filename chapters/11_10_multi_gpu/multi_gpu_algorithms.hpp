@@ -41,7 +41,15 @@ inline constexpr AlgorithmInfo kTestAlgorithmInfo[] = {
     {"reduce_then_scan_on_2", "test only: reduce_then_scan across 2 devices", "beyond the book", 0},
     {"reduce_then_scan_on_4", "test only: reduce_then_scan across 4 devices", "beyond the book", 0},
     {"out_of_core_small_pieces", "test only: out_of_core in pieces of 1000 elements", "beyond the book", 0},
+    {"carry_nccl_on_3", "test only: carry across 3 devices, the totals exchanged by NCCL's all-gather", "beyond the book", 0},
+    {"reduce_then_scan_nccl_on_2", "test only: reduce_then_scan across 2 devices, the totals exchanged by NCCL",
+     "beyond the book", 0},
 };
+
+/// What a cuda build without NCCL says when asked for the NCCL exchange (the tests skip on it).
+inline constexpr const char* kNoNccl =
+    "this build has no NCCL: CMake found no nccl.h and libnccl when it was configured (install NCCL, or set "
+    "NCCL_ROOT to where it is, and configure again)";
 
 SCANLAB_EXPORT AlgorithmTable test_algorithms_cuda();
 SCANLAB_EXPORT AlgorithmTable test_algorithms_cpu();

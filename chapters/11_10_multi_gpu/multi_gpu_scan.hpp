@@ -20,12 +20,15 @@
 
 #include "exchange.hpp"
 #include "multi_gpu.cuh"
+#include "nccl_exchange.hpp"
 #include "piece_scan.hpp"  // section 11.8's scan, with its carry in
 #include "scanlab/launcher.hpp"
 
 namespace scanlab::s11_10 {
 
 enum class Way { carry, reduce_then_scan };
+/// How the totals cross between the GPUs: exchange_totals (copy_peer), or NCCL's all-gather.
+enum class Exchange { peer, nccl };
 
 /// The first element of piece g of n elements cut into G pieces: g * n / G. Sizes differ by at most
 /// one, and a piece is empty where n < G.
@@ -44,7 +47,8 @@ class MultiGpuScan {
   static constexpr unsigned kCarryThreads = 256;
 
  public:
-  MultiGpuScan(std::size_t n, int devices, Way way, bool in_place) : n_(n), devices_(devices), way_(way) {
+  MultiGpuScan(std::size_t n, int devices, Way way, bool in_place, Exchange exchange = Exchange::peer)
+      : n_(n), devices_(devices), way_(way) {
     if (devices < 1 || devices > device_count()) {
       throw Error("a scan across " + std::to_string(devices) + " GPUs: this machine has " +
                   std::to_string(device_count()));
@@ -56,6 +60,7 @@ class MultiGpuScan {
       }
       parts_.push_back(std::make_unique<Part>(piece_size(device), devices_, in_place));
     }
+    if (exchange == Exchange::nccl) nccl_ = std::make_unique<NcclExchange>(devices_);
   }
 
   int devices() const { return devices_; }
@@ -104,7 +109,11 @@ class MultiGpuScan {
     }
     std::vector<T*> totals;
     for (const auto& p : parts_) totals.push_back(p->totals.data());
-    exchange_totals(totals);  // 2. every GPU has every total
+    if (nccl_) {  // 2. every GPU has every total
+      nccl_->all_gather(totals);
+    } else {
+      exchange_totals(totals);
+    }
     for (int g = 0; g < devices_; ++g) {  // 3. each piece gets the totals before it
       DeviceScope on(g);
       Part& p = *parts_[g];
@@ -161,6 +170,7 @@ class MultiGpuScan {
   int devices_;
   Way way_;
   std::vector<std::unique_ptr<Part>> parts_;
+  std::unique_ptr<NcclExchange> nccl_;  // (Exchange::nccl)
 };
 
 }  // namespace scanlab::s11_10

@@ -73,6 +73,29 @@ TEST(Section11_10, OutOfCoreInPieces) {
   }
 }
 
+// NCCL's all-gather in place of exchange_totals (the given NcclExchange; on the cpu backend the
+// emulator's model of NCCL): both ways, every operator and kind of int32 and double. Feedback, worth no
+// points: the exchange it tests is not the student's. Skipped on a cuda build without NCCL. On a GPU
+// every run makes its communicators (ncclCommInitAll, a good part of a second): add and `last` only.
+TEST(Nccl, BothWaysWithAllGather) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(test_table());
+  const std::vector<OpKind> ops = on_gpu() ? std::vector<OpKind>{OpKind::add, OpKind::last}
+                                           : std::vector<OpKind>(std::begin(kAllOps), std::end(kAllOps));
+  for (const char* name : {"carry_nccl_on_3", "reduce_then_scan_nccl_on_2"}) {
+    const Algorithm algorithm = grading::algorithm_named(test_table(), name);
+    for (const DType type : {DType::int32, DType::float64}) {
+      for (const OpKind op : ops) {
+        for (const ScanKind kind : kAllKinds) {
+          const std::string error = grading::check_sizes(algorithm, type, op, kind, {0, 1, 2, 5, 4099}, true);
+          if (error.find(s11_10::kNoNccl) != std::string::npos) GTEST_SKIP() << error;
+          EXPECT_EQ(error, "") << name << " " << scanlab::name(type) << " " << scanlab::name(op) << " "
+                               << scanlab::name(kind);
+        }
+      }
+    }
+  }
+}
+
 // The section's own algorithms, on every device there is (the cpu backend: SCANLAB_EMU_DEVICES,
 // default 1), as the program runs them.
 TEST(Section11_10, OnEveryDeviceThereIs) {
