@@ -47,7 +47,7 @@ set(SCANLAB_RUNNER_EMULATOR "")  # how a grading checker starts its runner (scan
 # ./lab grade --class: the read-only sandbox (a script, tools/scanlab_lab/sandbox.py) that a test
 # running a student's code in its own process goes through (checkers start their runners through it
 # too, told by the environment at test time: SCANLAB_RUNNER_PREFIX).
-set(SCANLAB_UNTRUSTED_PREFIX "" CACHE FILEPATH "the sandbox for tests that run student code in-process (./lab grade --class)")
+set(SCANLAB_UNTRUSTED_PREFIX "" CACHE FILEPATH "the sandbox for tests that run a student's program (compute-sanitizer's; ./lab grade --class)")
 if(CMAKE_CROSSCOMPILING_EMULATOR)
   string(JOIN " " _emulator ${CMAKE_CROSSCOMPILING_EMULATOR})
   set(SCANLAB_EMULATOR_ARG "-DEMULATOR=${_emulator}")
@@ -522,23 +522,17 @@ endfunction()
 
 # gtest_discover_tests with several labels. Its PROPERTIES argument cannot carry a list (only the first
 # label would survive), so the labels are set by a second ctest include file that runs after the
-# discovered tests are known (TEST_LIST names the variable that holds them).
-# UNTRUSTED: the program runs a student's code in its own process (11.3's model): under ./lab grade
-# --class it runs, listed and tested, in the read-only sandbox (SCANLAB_UNTRUSTED_PREFIX), at test time.
+# discovered tests are known (TEST_LIST names the variable that holds them). No test program runs a
+# student's code in its own process: the checkers start it in a runner (scanlab/remote.hpp).
 function(scanlab_discover_tests target)
-  cmake_parse_arguments(D "UNTRUSTED" "PREFIX;TIMEOUT" "LABELS" ${ARGN})
+  cmake_parse_arguments(D "" "PREFIX;TIMEOUT" "LABELS" ${ARGN})
   if(NOT D_TIMEOUT)
     set(D_TIMEOUT ${SCANLAB_TEST_TIMEOUT})
   endif()
   if(SCANLAB_GTEST_EMULATOR)
     set_property(TARGET ${target} PROPERTY CROSSCOMPILING_EMULATOR "${SCANLAB_GTEST_EMULATOR}")
   endif()
-  set(mode POST_BUILD)
-  if(D_UNTRUSTED AND SCANLAB_UNTRUSTED_PREFIX)
-    set_property(TARGET ${target} PROPERTY CROSSCOMPILING_EMULATOR ${CMAKE_CROSSCOMPILING_EMULATOR} "${SCANLAB_UNTRUSTED_PREFIX}")
-    set(mode PRE_TEST)
-  endif()
-  gtest_discover_tests(${target} TEST_PREFIX "${D_PREFIX}" DISCOVERY_TIMEOUT 60 DISCOVERY_MODE ${mode}
+  gtest_discover_tests(${target} TEST_PREFIX "${D_PREFIX}" DISCOVERY_TIMEOUT 60 DISCOVERY_MODE POST_BUILD
                        TEST_LIST ${target}_tests PROPERTIES TIMEOUT ${D_TIMEOUT})
   set(labels_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake")
   file(WRITE "${labels_file}"
