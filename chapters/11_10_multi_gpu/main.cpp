@@ -3,6 +3,6 @@
 #include "scanlab/program.hpp"
 
 int main(int argc, char** argv) {
-  return scanlab::section_main(argc, argv, {"11.10", "scan across GPUs (beyond the book)", 1u << 20},
+  return scanlab::section_main(argc, argv, {"11.10", "scan across GPUs (beyond the book)", 1u << 20, SCANLAB_GIVEN_NOTE},
                                scanlab::s11_10::linked_tables());
 }

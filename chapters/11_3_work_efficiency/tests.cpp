@@ -1,24 +1,38 @@
 // Section 11.3 grading tests: the analytical model of work_model.hpp against the book's formulas
 // (exact), against hand-made barrier intervals, and against what the emulator counts when it runs
 // the solution kernels of sections 11.1, 11.2 and 11.4 (exact where the model is exact).
+//
+// These tests never include the student's work_model.hpp: they call model.hpp, whose functions run
+// the student's model in a process of its own and bring back its numbers (model.cpp), so that the
+// expected values and the verdict stay here. The emulator's counts of the solution kernels come from
+// measured_counts.txt, committed, so that the student release (which has no solution kernels) grades
+// the same tests; the full lab's solution tests measure the kernels again and fail when it is stale
+// (MeasuredCounts.AreTheSolutionKernels').
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+#include <sstream>
 #include <string>
 #include <vector>
 
-#include "scanlab/algorithm.hpp"
+#include "model.hpp"
+#include "scanlab/testing.hpp"
+
+#if SCANLAB_11_3_WITH_11_1 || SCANLAB_11_3_WITH_11_2 || SCANLAB_11_3_WITH_11_4
+#include "measured.hpp"
 #include "scanlab/inputs.hpp"
 #include "scanlab/verify.hpp"
-#include "measured.hpp"
-#include "work_model.hpp"
+#endif
 
 namespace {
 
 using namespace scanlab;
-using namespace scanlab::s11_3;
+using namespace scanlab::s11_3::model;
 
-const char* const kHint = "; see " SCANLAB_SOURCE_HINT;
+const std::string kHint = std::string("; see ") + SCANLAB_SOURCE_HINT;
 
 /// N log2 N - (N - 1), the book's Kogge-Stone count, for N = 2^k.
 std::uint64_t book_kogge_stone(std::uint64_t k) { return (k << k) - ((std::uint64_t{1} << k) - 1); }
@@ -145,28 +159,67 @@ TEST(StepModel, SumsOverIntervalsAndLaunches) {
 
 // ---- against the emulator -------------------------------------------------------------------------
 
-#if SCANLAB_11_3_WITH_11_1 || SCANLAB_11_3_WITH_11_2 || SCANLAB_11_3_WITH_11_4
-/// Runs `name` of `table` on n seeded elements (int32, add, inclusive), checks the output, returns
-/// the emulator's counts.
-std::vector<LaunchStats> measure(const AlgorithmTable& table, const std::string& name, std::size_t n) {
-  for (const Algorithm& a : table.algorithms) {
-    if (a.name != name) continue;
-    const ScanProblem problem{DType::int32, OpKind::add, ScanKind::inclusive, n, false};
-    const HostArray input = make_input(DType::int32, OpKind::add, n, 11);
-    HostArray output(DType::int32, n);
-    RunResult result = a.run({problem, input.data(), output.data(), 0, false});
-    const VerifyResult v = verify_scan(problem, input.data(), output.data());
-    EXPECT_TRUE(v.passed) << name << " on " << n << " elements: " << v.message;
-    return std::move(result.launches);
+/// The emulator's counts of the solution kernels, as measured_counts.txt holds them: one line per
+/// launch, "launch <section> <algorithm> <n> <kernel> <grid blocks> <block threads> <ops>
+/// <barrier intervals>", each followed by its intervals, "interval <block> <threads applying>
+/// <warps applying> <ops> <max ops per thread>". Lines starting with # are comments.
+using Runs = std::map<std::string, std::vector<LaunchStats>>;  // "<section> <algorithm> <n>"
+
+std::string run_key(const std::string& section, const std::string& name, std::size_t n) {
+  return section + " " + name + " " + std::to_string(n);
+}
+
+/// measured_counts.txt, read once; a file that is missing or malformed fails the test that asks.
+const Runs& committed_runs() {
+  static const Runs runs = [] {
+    Runs r;
+    std::ifstream file(SCANLAB_11_3_MEASURED_FILE);
+    if (!file) throw std::runtime_error("cannot read " SCANLAB_11_3_MEASURED_FILE);
+    std::string line;
+    std::vector<LaunchStats>* last = nullptr;
+    while (std::getline(file, line)) {
+      std::istringstream in(line);
+      std::string what;
+      if (!(in >> what) || what[0] == '#') continue;
+      if (what == "launch") {
+        std::string section, name, n;
+        LaunchStats l;
+        if (!(in >> section >> name >> n >> l.kernel >> l.grid_blocks >> l.block_threads >> l.ops >> l.barrier_intervals)) {
+          throw std::runtime_error("malformed line in " SCANLAB_11_3_MEASURED_FILE ": " + line);
+        }
+        last = &r[section + " " + name + " " + n];
+        last->push_back(l);
+      } else if (what == "interval" && last) {
+        IntervalStats i;
+        if (!(in >> i.block >> i.threads_applying >> i.warps_applying >> i.ops >> i.max_ops_per_thread)) {
+          throw std::runtime_error("malformed line in " SCANLAB_11_3_MEASURED_FILE ": " + line);
+        }
+        last->back().intervals.push_back(i);
+      } else {
+        throw std::runtime_error("malformed line in " SCANLAB_11_3_MEASURED_FILE ": " + line);
+      }
+    }
+    return r;
+  }();
+  return runs;
+}
+
+/// The committed counts of `name` of section `section` on n elements.
+std::vector<LaunchStats> measure(const std::string& section, const std::string& name, std::size_t n) {
+  const Runs& runs = committed_runs();
+  const auto it = runs.find(run_key(section, name, n));
+  if (it == runs.end()) {
+    ADD_FAILURE() << SCANLAB_11_3_MEASURED_FILE << " has no run '" << run_key(section, name, n)
+                  << "': run the full lab's test 11.3.solution.cpu.MeasuredCounts.AreTheSolutionKernels";
+    return {};
   }
-  ADD_FAILURE() << "the table has no algorithm '" << name << "'";
-  return {};
+  return it->second;
 }
 
 /// measure() of a kernel that runs as one launch of one block of `threads` threads (checked).
-std::vector<LaunchStats> measure_one_block(const AlgorithmTable& table, const std::string& name, std::size_t n,
+std::vector<LaunchStats> measure_one_block(const std::string& section, const std::string& name, std::size_t n,
                                            unsigned threads) {
-  std::vector<LaunchStats> launches = measure(table, name, n);
+  std::vector<LaunchStats> launches = measure(section, name, n);
   EXPECT_EQ(launches.size(), 1u) << name << " on " << n << " elements: launches";
   if (launches.size() == 1) {
     EXPECT_EQ(launches[0].block_threads, threads) << name << " on " << n << " elements";
@@ -179,20 +232,16 @@ std::uint64_t ops(const std::vector<LaunchStats>& launches) {
   for (const auto& l : launches) total += l.ops;
   return total;
 }
-#endif
 
-#if SCANLAB_11_3_WITH_11_1
 TEST(Measured, SequentialMatchesTheModel) {
-  const auto launches = measure(s11_1::algorithms_cpu(), "sequential", 2048);
+  const auto launches = measure("11.1", "sequential", 2048);
   EXPECT_EQ(ops(launches), 2047u) << "the emulator's count for the sequential scan of 2048 elements";
   EXPECT_EQ(work_sequential(2048), ops(launches)) << "work_sequential(2048) against the emulator" << kHint;
 }
-#endif
 
-#if SCANLAB_11_3_WITH_11_2
 // Kogge-Stone needs one thread per element and a block has at most 1024 threads: 1024 in one block.
 TEST(Measured, KoggeStoneOn1024ElementsMatchesTheModel) {
-  const auto launches = measure_one_block(s11_2::algorithms_cpu(), "kogge_stone", 1024, 1024);
+  const auto launches = measure_one_block("11.2", "kogge_stone", 1024, 1024);
   EXPECT_EQ(ops(launches), 9217u) << "the emulator's count for Kogge-Stone on 1024 elements";
   EXPECT_EQ(work_kogge_stone(1024), ops(launches)) << "work_kogge_stone(1024) against the emulator" << kHint;
   EXPECT_EQ(steps_with_units(launches, 32, Granularity::thread), 289u)
@@ -205,7 +254,7 @@ TEST(Measured, KoggeStoneOn1024ElementsMatchesTheModel) {
 // idle at stride s, so warp 0 is split while s < 32: strides 1, 2, 4, 8, 16 (iterations 1-5); from
 // s = 32 on whole warps are idle or busy.
 TEST(Measured, KoggeStoneDivergesWhileTheStrideIsBelow32) {
-  const auto launches = measure(s11_2::algorithms_cpu(), "kogge_stone", 1024);
+  const auto launches = measure("11.2", "kogge_stone", 1024);
   ASSERT_EQ(launches.size(), 1u);
   std::vector<std::uint64_t> diverging, applying;
   for (const IntervalStats& iv : launches[0].intervals) {
@@ -217,12 +266,10 @@ TEST(Measured, KoggeStoneDivergesWhileTheStrideIsBelow32) {
   EXPECT_EQ(diverging, (std::vector<std::uint64_t>{1, 2, 3, 4, 5}))
       << "the iterations (1 = stride 1) whose applying warps have idle lanes, by idle_lanes()" << kHint;
 }
-#endif
 
-#if SCANLAB_11_3_WITH_11_4
 // Brent-Kung: 2048 elements on 1024 threads, two per thread.
 TEST(Measured, BrentKungOn2048ElementsMatchesTheModel) {
-  const auto launches = measure_one_block(s11_4::algorithms_cpu(), "brent_kung", 2048, 1024);
+  const auto launches = measure_one_block("11.4", "brent_kung", 2048, 1024);
   EXPECT_EQ(ops(launches), 4083u) << "the emulator's count for Brent-Kung on 2048 elements";
   EXPECT_EQ(work_brent_kung(2048), ops(launches)) << "work_brent_kung(2048) against the emulator" << kHint;
 }
@@ -230,13 +277,74 @@ TEST(Measured, BrentKungOn2048ElementsMatchesTheModel) {
 // The book's Brent-Kung example: 1024 elements (512 threads) on 32 units. Reduction tree
 // 16+8+4+2+1+1+1+1+1+1 = 36, reverse tree 1+1+1+1+1+2+4+8+16 = 35: 71 steps (the book: ~73.6).
 TEST(Measured, BrentKungOn1024ElementsTakes71StepsOn32Units) {
-  const auto launches = measure_one_block(s11_4::algorithms_cpu(), "brent_kung", 1024, 512);
+  const auto launches = measure_one_block("11.4", "brent_kung", 1024, 512);
   EXPECT_EQ(steps_with_units(launches, 32, Granularity::thread), 71u)
       << "steps_with_units(Brent-Kung 1024, P = 32)" << kHint;
   EXPECT_EQ(steps_with_units(launches, 32, Granularity::warp), 71u)
       << "steps_with_units(Brent-Kung 1024, P = 32, warps): its active threads are packed" << kHint;
   EXPECT_EQ(steps_with_units(launches, 1024, Granularity::thread), 19u)
       << "steps_with_units(Brent-Kung 1024, P = 1024): 2 log2 1024 - 1" << kHint;
+}
+
+#if SCANLAB_11_3_WITH_11_1 && SCANLAB_11_3_WITH_11_2 && SCANLAB_11_3_WITH_11_4
+/// `runs` as measured_counts.txt holds them.
+std::string counts_text(const Runs& runs) {
+  std::ostringstream out;
+  out << "# The emulator's counts of the solution kernels that section 11.3's Measured tests use (int32, add,\n"
+         "# inclusive, seeded input). Written by the test 11.3.solution.cpu.MeasuredCounts.AreTheSolutionKernels\n"
+         "# when they no longer match the solutions: do not edit by hand.\n";
+  for (const auto& [key, launches] : runs) {
+    for (const LaunchStats& l : launches) {
+      out << "launch " << key << " " << l.kernel << " " << l.grid_blocks << " " << l.block_threads << " " << l.ops
+          << " " << l.barrier_intervals << "\n";
+      for (const IntervalStats& i : l.intervals) {
+        out << "interval " << i.block << " " << i.threads_applying << " " << i.warps_applying << " " << i.ops << " "
+            << i.max_ops_per_thread << "\n";
+      }
+    }
+  }
+  return out.str();
+}
+
+/// Runs `name` of section `section` (the solution kernels linked here) on n seeded elements (int32,
+/// add, inclusive), checks the output, returns the emulator's counts.
+std::vector<LaunchStats> measure_now(const std::string& section, const std::string& name, std::size_t n) {
+  for (const s11_3::Section& s : s11_3::linked_sections()) {
+    if (s.id != section) continue;
+    for (const Algorithm& a : s.table.algorithms) {
+      if (a.name != name) continue;
+      const ScanProblem problem{DType::int32, OpKind::add, ScanKind::inclusive, n, false};
+      const HostArray input = make_input(DType::int32, OpKind::add, n, 11);
+      HostArray output(DType::int32, n);
+      RunResult result = a.run({problem, input.data(), output.data(), 0, false});
+      const VerifyResult v = verify_scan(problem, input.data(), output.data());
+      EXPECT_TRUE(v.passed) << name << " on " << n << " elements: " << v.message;
+      return std::move(result.launches);
+    }
+  }
+  ADD_FAILURE() << "no algorithm '" << name << "' of section " << section << " is linked";
+  return {};
+}
+
+// The committed counts are the solution kernels' (the full lab's solution tests only): every run of
+// measured_counts.txt measured again. When they differ, the fresh file is written beside the test
+// program and the test says where, to copy over the committed one.
+TEST(MeasuredCounts, AreTheSolutionKernels) {
+  Runs now;
+  for (const auto& [key, launches] : committed_runs()) {
+    std::istringstream in(key);
+    std::string section, name;
+    std::size_t n = 0;
+    in >> section >> name >> n;
+    now[key] = measure_now(section, name, n);
+  }
+  const std::string fresh = counts_text(now);
+  if (fresh != counts_text(committed_runs())) {
+    const std::string path = "measured_counts.txt.fresh";
+    std::ofstream(path) << fresh;
+    ADD_FAILURE() << SCANLAB_11_3_MEASURED_FILE << " is stale: the solution kernels count differently now. The "
+                  << "fresh counts are in " << path << " (in the test's working folder): copy it over the committed file";
+  }
 }
 #endif
 

@@ -47,7 +47,7 @@ set(SCANLAB_RUNNER_EMULATOR "")  # how a grading checker starts its runner (scan
 # ./lab grade --class: the read-only sandbox (a script, tools/scanlab_lab/sandbox.py) that a test
 # running a student's code in its own process goes through (checkers start their runners through it
 # too, told by the environment at test time: SCANLAB_RUNNER_PREFIX).
-set(SCANLAB_UNTRUSTED_PREFIX "" CACHE FILEPATH "the sandbox for tests that run student code in-process (./lab grade --class)")
+set(SCANLAB_UNTRUSTED_PREFIX "" CACHE FILEPATH "the sandbox for tests that run a student's program (compute-sanitizer's; ./lab grade --class)")
 if(CMAKE_CROSSCOMPILING_EMULATOR)
   string(JOIN " " _emulator ${CMAKE_CROSSCOMPILING_EMULATOR})
   set(SCANLAB_EMULATOR_ARG "-DEMULATOR=${_emulator}")
@@ -522,23 +522,17 @@ endfunction()
 
 # gtest_discover_tests with several labels. Its PROPERTIES argument cannot carry a list (only the first
 # label would survive), so the labels are set by a second ctest include file that runs after the
-# discovered tests are known (TEST_LIST names the variable that holds them).
-# UNTRUSTED: the program runs a student's code in its own process (11.3's model): under ./lab grade
-# --class it runs, listed and tested, in the read-only sandbox (SCANLAB_UNTRUSTED_PREFIX), at test time.
+# discovered tests are known (TEST_LIST names the variable that holds them). No test program runs a
+# student's code in its own process: the checkers start it in a runner (scanlab/remote.hpp).
 function(scanlab_discover_tests target)
-  cmake_parse_arguments(D "UNTRUSTED" "PREFIX;TIMEOUT" "LABELS" ${ARGN})
+  cmake_parse_arguments(D "" "PREFIX;TIMEOUT" "LABELS" ${ARGN})
   if(NOT D_TIMEOUT)
     set(D_TIMEOUT ${SCANLAB_TEST_TIMEOUT})
   endif()
   if(SCANLAB_GTEST_EMULATOR)
     set_property(TARGET ${target} PROPERTY CROSSCOMPILING_EMULATOR "${SCANLAB_GTEST_EMULATOR}")
   endif()
-  set(mode POST_BUILD)
-  if(D_UNTRUSTED AND SCANLAB_UNTRUSTED_PREFIX)
-    set_property(TARGET ${target} PROPERTY CROSSCOMPILING_EMULATOR ${CMAKE_CROSSCOMPILING_EMULATOR} "${SCANLAB_UNTRUSTED_PREFIX}")
-    set(mode PRE_TEST)
-  endif()
-  gtest_discover_tests(${target} TEST_PREFIX "${D_PREFIX}" DISCOVERY_TIMEOUT 60 DISCOVERY_MODE ${mode}
+  gtest_discover_tests(${target} TEST_PREFIX "${D_PREFIX}" DISCOVERY_TIMEOUT 60 DISCOVERY_MODE POST_BUILD
                        TEST_LIST ${target}_tests PROPERTIES TIMEOUT ${D_TIMEOUT})
   set(labels_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake")
   file(WRITE "${labels_file}"
@@ -682,8 +676,69 @@ function(scanlab_source_paths source id dir)
   else()
     set(kernel_dir "${SCANLAB_EXERCISES_DIR}/${dir}" PARENT_SCOPE)
     set(program scanlab_${us}_exercise PARENT_SCOPE)
+    if(NOT SCANLAB_HAVE_SOLUTIONS)  # the student release: ./lab run runs the student's programs
+      set_property(GLOBAL APPEND PROPERTY SCANLAB_PROGRAMS scanlab_${us}_exercise)
+    endif()
     set(hint "the TODO(student) blocks in ${SCANLAB_EXERCISES_LABEL}/${dir}/" PARENT_SCOPE)
   endif()
+endfunction()
+
+# The given stand-ins (common/given/README.md) for a section that builds on other sections' solutions:
+# sets, in the caller, `includes_var` to the folders `includes` with each solutions/<d> replaced by
+# common/given/<d> (and common/given itself added, for given_scan.cuh), `given_var` to the stand-in of
+# the section's GIVEN source `given` (common/given/<dir>/<given>) or "" when there is none, `gincludes_var`
+# to `gincludes` without solution folders (a stand-in source needs none), and `note_var` to what the
+# section's program says about them ("" when nothing is replaced, or when a folder has no stand-in:
+# then the student's own exercises of that section take its place, and no stand-in is proven).
+function(scanlab_given_stand_ins includes_var given_var gincludes_var note_var dir given)
+  cmake_parse_arguments(G "" "" "INCLUDES;GIVEN_INCLUDES" ${ARGN})
+  set(root "${PROJECT_SOURCE_DIR}/common/given")
+  set(incomplete OFF)
+  set(includes "")
+  set(replaced "")
+  foreach(folder IN LISTS G_INCLUDES)
+    if(folder MATCHES "^${PROJECT_SOURCE_DIR}/solutions/(.+)$")
+      if(NOT IS_DIRECTORY "${root}/${CMAKE_MATCH_1}")
+        # No stand-in yet (11.9 on 11.8's look-back): the student's own kernels of that section, as
+        # before; the section's points then depend on them too.
+        list(APPEND includes "${SCANLAB_EXERCISES_DIR}/${CMAKE_MATCH_1}")
+        set(incomplete ON)
+        continue()
+      endif()
+      list(APPEND includes "${root}/${CMAKE_MATCH_1}")
+      file(GLOB files RELATIVE "${root}" "${root}/${CMAKE_MATCH_1}/*")
+      list(APPEND replaced ${files})
+    else()
+      list(APPEND includes "${folder}")
+    endif()
+  endforeach()
+  set(stand_in "")
+  if(given AND EXISTS "${root}/${dir}/${given}")
+    set(stand_in "${root}/${dir}/${given}")
+    list(APPEND replaced "${dir}/${given}")
+  endif()
+  if(replaced)
+    list(APPEND includes "${root}")
+  endif()
+  set(gincludes "")
+  foreach(folder IN LISTS G_GIVEN_INCLUDES)
+    if(NOT folder MATCHES "^${PROJECT_SOURCE_DIR}/solutions/")
+      list(APPEND gincludes "${folder}")
+    endif()
+  endforeach()
+  if(stand_in)
+    list(APPEND gincludes "${root}")
+  endif()
+  set(note "")
+  if(replaced AND NOT incomplete)
+    list(TRANSFORM replaced PREPEND "common/given/")
+    string(JOIN ", " replaced ${replaced})
+    set(note "on the given stand-ins ${replaced} (common/given/README.md): one thread of a block scans each section serially, not the book's kernels, and the times and counts here are theirs")
+  endif()
+  set(${includes_var} "${includes}" PARENT_SCOPE)
+  set(${given_var} "${stand_in}" PARENT_SCOPE)
+  set(${gincludes_var} "${gincludes}" PARENT_SCOPE)
+  set(${note_var} "${note}" PARENT_SCOPE)
 endfunction()
 
 function(scanlab_add_section)
@@ -691,13 +746,25 @@ function(scanlab_add_section)
                         "KERNELS;KERNEL_INCLUDES;GIVEN_INCLUDES;SANITIZE_ARGS" ${ARGN})
   string(REPLACE "." "_" id "${S_ID}")
   set(chapter "${CMAKE_CURRENT_SOURCE_DIR}")
-  if(NOT SCANLAB_HAVE_SOLUTIONS)  # the student release: the student's own kernels of those sections
-    string(REPLACE "${PROJECT_SOURCE_DIR}/solutions/" "${SCANLAB_EXERCISES_DIR}/" S_KERNEL_INCLUDES "${S_KERNEL_INCLUDES}")
-    string(REPLACE "${PROJECT_SOURCE_DIR}/solutions/" "${SCANLAB_EXERCISES_DIR}/" S_GIVEN_INCLUDES "${S_GIVEN_INCLUDES}")
+  scanlab_given_stand_ins(given_includes given_source given_given_includes given_note ${S_DIR} "${S_GIVEN}"
+                          INCLUDES ${S_KERNEL_INCLUDES} GIVEN_INCLUDES ${S_GIVEN_INCLUDES})
+  set(given_file "${chapter}/${S_GIVEN}")
+  set(note "")
+  if(NOT SCANLAB_HAVE_SOLUTIONS)
+    # The student release: what the section builds on is the given stand-ins, never the student's own
+    # other sections, so that its points depend on its own code alone (common/given/README.md).
+    set(S_KERNEL_INCLUDES ${given_includes})
+    if(given_source)
+      set(given_file "${given_source}")
+      set(S_GIVEN_INCLUDES ${given_given_includes})
+    endif()
+    if(given_note)
+      set(note "note: the student release builds section ${S_ID} ${given_note}")
+    endif()
   endif()
   if(S_GIVEN)  # (scanlab_kernel_library links it into the section's other kernel libraries)
     foreach(backend IN LISTS SCANLAB_BACKENDS)
-      scanlab_kernel_library(scanlab_${id}_given_${backend} ${backend} "${chapter}/${S_GIVEN}" ${S_GIVEN_INCLUDES})
+      scanlab_kernel_library(scanlab_${id}_given_${backend} ${backend} "${given_file}" ${S_GIVEN_INCLUDES})
     endforeach()
     set_property(DIRECTORY PROPERTY SCANLAB_GIVEN_LIBRARY scanlab_${id}_given)
   endif()
@@ -744,6 +811,9 @@ function(scanlab_add_section)
 
     add_executable(${program} "${chapter}/main.cpp")
     target_include_directories(${program} PRIVATE "${chapter}")
+    if(note)  # the program says what it is built on (scanlab/program.hpp, SectionInfo::given; no ";" in it)
+      target_compile_definitions(${program} PRIVATE "SCANLAB_GIVEN_NOTE=\"${note}\"")
+    endif()
     scanlab_link_kernels(${program} ${libs})
     if(source STREQUAL "exercise")
       scanlab_student_code(${student_targets} ${program})
@@ -759,19 +829,31 @@ function(scanlab_add_section)
     endif()
   endforeach()
 
-  # Section 11.3 measures the solution kernels of the other sections on the emulator, so that its
-  # tests grade the student's work model alone. When the solutions are not built (./lab grade), build
-  # that one cpu library anyway, outside `all`: only a target that links it (11.3's tests) builds it.
-  if(NOT SCANLAB_BUILD_SOLUTIONS AND SCANLAB_HAVE_CPU AND SCANLAB_HAVE_SOLUTIONS)
-    set(lib scanlab_${id}_solution_cpu)
-    scanlab_kernel_library(${lib} cpu "${chapter}/launch.cpp" "${PROJECT_SOURCE_DIR}/solutions/${S_DIR}"
-                           ${S_KERNEL_INCLUDES})
-    set_target_properties(${lib} PROPERTIES EXCLUDE_FROM_ALL ON)
-  endif()
-
   # Mutants and valid variants (see above): the solution with a patch applied, cpu backend.
   if(SCANLAB_BUILD_MUTANTS AND SCANLAB_BUILD_TESTS AND SCANLAB_HAVE_CPU AND EXISTS "${chapter}/tests.cpp")
     scanlab_add_variants(${S_ID} ${S_DIR} scanlab_section_variant_test FILES ${S_KERNELS}
                          EXTRA "${chapter}" ${S_KERNEL_INCLUDES})
+    # The given stand-ins the student release builds this section on, proven here: the section's
+    # solution built on them, graded as a student's kernels, must earn full points (label "valid").
+    if(given_note)
+      set(test_exe test_${id}_valid_given_stand_ins)
+      if(given_source)  # a given library of the stand-in, linked instead of the section's own
+        get_property(own_given DIRECTORY PROPERTY SCANLAB_GIVEN_LIBRARY)
+        scanlab_kernel_library(scanlab_${id}_stand_in_cpu cpu "${given_source}" ${given_given_includes})
+        target_compile_options(scanlab_${id}_stand_in_cpu PRIVATE ${SCANLAB_VARIANT_OPTIONS})
+        set_property(DIRECTORY PROPERTY SCANLAB_GIVEN_LIBRARY scanlab_${id}_stand_in)
+      endif()
+      scanlab_section_variant_test(${test_exe} "${PROJECT_SOURCE_DIR}/solutions/${S_DIR}" "given stand-ins"
+                                   "${chapter}" ${given_includes})
+      if(given_source)
+        set_property(DIRECTORY PROPERTY SCANLAB_GIVEN_LIBRARY ${own_given})
+      endif()
+      add_test(NAME "${S_ID}.valid.given_stand_ins"
+               COMMAND "${CMAKE_COMMAND}" "-DTEST_EXE=$<TARGET_FILE:${test_exe}>" "-DVARIANT=${S_ID}/given_stand_ins"
+                       "-DTIMEOUT=${SCANLAB_MUTANT_TIMEOUT}" ${SCANLAB_EMULATOR_ARG} "-DROOT=${PROJECT_SOURCE_DIR}"
+                       "-DPYTHON=${SCANLAB_KERNEL_PYTHON3}" -P "${SCANLAB_CMAKE_DIR}/expect_full_points.cmake")
+      set_tests_properties("${S_ID}.valid.given_stand_ins" PROPERTIES LABELS "valid;${S_ID};cpu"
+                           TIMEOUT ${SCANLAB_MUTANT_TIMEOUT})
+    endif()
   endif()
 endfunction()

@@ -206,6 +206,7 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
     std::printf("%s\n", title.c_str());
     std::printf("backend %s (%s)%s%s\n", name(table.backend), device.c_str(), note.empty() ? "" : "; ",
                 note.c_str());
+    if (!info.given.empty()) std::printf("%s\n", info.given.c_str());
 
     std::vector<ResultRow> rows;
     bool all_passed = true;

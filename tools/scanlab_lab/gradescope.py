@@ -85,9 +85,9 @@ def submitted(ag, root, all_sections):
 
 
 # The student's kernels run as this user (Ubuntu's nobody), never as root, which Gradescope's
-# autograder runs as: the checkers start them through the box (SCANLAB_RUNNER_PREFIX), and 11.3's
-# tests, whose model is compiled in, run in it too (SCANLAB_UNTRUSTED_PREFIX, fixed at configure
-# time: setup.sh configures with the same path).
+# autograder runs as: the checkers start them through the box (SCANLAB_RUNNER_PREFIX, 11.3's work
+# model too), and compute-sanitizer's runs of the student's program go through it too
+# (SCANLAB_UNTRUSTED_PREFIX, fixed at configure time: setup.sh configures with the same path).
 KERNELS_UID = 65534
 
 

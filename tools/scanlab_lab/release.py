@@ -6,9 +6,9 @@ Left out: solutions/, every section's mutants/ and valid/ (wrong and unusual cop
 the build outputs. What is copied are the files git
 tracks (the working tree's version), or, without git, the files under the lab but build/. Without
 solutions/, the lab's CMake builds the exercises alone, the docs from the stubs
-(SCANLAB_DOCS_SOLUTIONS=OFF), and grades every section (section 11.3's tests that measure other
-sections' solution kernels are left out there; sections 11.6 and 11.7 use the student's own 11.2
-warp scan). Added: .github/workflows/classroom.yml (GitHub Classroom: per section its grading, then
+(SCANLAB_DOCS_SOLUTIONS=OFF), and grades every section (11.3 against the solution kernels' committed
+counts; 11.6, 11.7 and 11.10 built on the given stand-ins of common/given/, not on the student's
+other sections). Added: .github/workflows/classroom.yml (GitHub Classroom: per section its grading, then
 one graded step per property of its rubric in grading.toml, or one for the section without a rubric,
 each with its points and the tests that decide it written in, so that the repository's grading.toml
 is not read). DIR becomes a git repository with one commit when git is here (a GitHub Classroom

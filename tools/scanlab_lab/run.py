@@ -47,7 +47,9 @@ def run_all(root, bdir, sections: List[Section]) -> dict:
     results = os.path.join(bdir, "results")
     os.makedirs(results, exist_ok=True)
     ran, failed, jsons = [], [], []
-    present = [(s, os.path.join(bdir, "bin", f"scanlab_{s.us}")) for s in sections]
+    # The student release has no solutions: its programs run the student's kernels (scanlab_<id>_exercise).
+    suffix = "" if os.path.isdir(os.path.join(root, "solutions")) else "_exercise"
+    present = [(s, os.path.join(bdir, "bin", f"scanlab_{s.us}{suffix}")) for s in sections]
     for s, exe in present:
         if not os.access(exe, os.X_OK):
             warn(f"section {s.id} has no program ({rel(exe, root)}): skipped")

@@ -156,7 +156,7 @@ def box_script(path, root, slot, shadows, limits: Limits, uid: Optional[int], li
     """Writes `path`, a script that runs its arguments in the sandbox with everything read-only (the
     slot too), the limits and, as root, the submission's user ID. The grader's checker starts the
     student's kernels through it (SCANLAB_RUNNER_PREFIX), and ctest the tests that run student code in
-    their own process (11.3's, compute-sanitizer's: SCANLAB_UNTRUSTED_PREFIX). Nothing they do can
+    their own process (compute-sanitizer's: SCANLAB_UNTRUSTED_PREFIX). Nothing they do can
     touch the build, the checker or the results: only the answers they send count."""
     env = {"PATH": PATH, "HOME": "/tmp", "LANG": "C.UTF-8"}
     cmd = command(root, slot, [], shadows, env, writable=False)
@@ -315,10 +315,17 @@ def check_compiled_includes(root, bdir, folder, kernels_dir, label, targets) -> 
     root, kernels_dir = os.path.realpath(root), os.path.realpath(kernels_dir)
     student_top = os.path.dirname(kernels_dir)
     allowed = [os.path.join(root, "common", "include"), os.path.join(root, "common", "emu", "module"), kernels_dir]
+    release = not os.path.isdir(os.path.join(root, "solutions"))
     for f in kernel_include_folders(root, folder):
         allowed.append(os.path.join(root, f))
-        if f.startswith("solutions/"):  # (the student release: the student's own folder of that section)
-            allowed.append(os.path.join(student_top, f.split("/")[1]))
+        if f.startswith("solutions/") and release:
+            # The student release builds on the given stand-in of that section (common/given/README.md),
+            # or, where there is none (11.9 on 11.8), on the student's own folder of that section.
+            given = os.path.join(root, "common", "given", f.split("/")[1])
+            if os.path.isdir(given):
+                allowed += [given, os.path.join(root, "common", "given")]
+            else:
+                allowed.append(os.path.join(student_top, f.split("/")[1]))
     chapters = os.path.join(root, "chapters")
     generated = os.path.join(os.path.realpath(bdir), "chapters", folder)
     problems = []
@@ -331,7 +338,7 @@ def check_compiled_includes(root, bdir, folder, kernels_dir, label, targets) -> 
                 if any(inside(real, a) for a in allowed):
                     continue
                 if inside(real, chapters) and os.path.relpath(real, chapters).split(os.sep)[1:2] not in (["mutants"], ["valid"]):
-                    continue  # the chapters' own files are public (11.3's tests read the measured sections')
+                    continue  # the chapters' own files are public (11.3's runner reads its model.hpp)
                 if os.path.dirname(real) == generated:
                     continue  # the cuda library's one-line .cu (scanlab_kernel_library)
                 if any(inside(real, os.path.join(generated, "cpu_sources", t)) for t in targets):

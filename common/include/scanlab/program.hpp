@@ -17,7 +17,15 @@ struct SectionInfo {
   std::string id;         ///< "11.2"
   std::string title;      ///< "Kogge-Stone scan"
   std::size_t default_n;  ///< n when --n is not given (capped at each algorithm's section size)
+  /// What the program is built on that is not the book's (the student release's given stand-ins,
+  /// common/given/README.md), printed under the title; "" for nothing. A section's main passes
+  /// SCANLAB_GIVEN_NOTE, which scanlab_add_section defines where it applies.
+  std::string given = "";
 };
+
+#if !defined(SCANLAB_GIVEN_NOTE)
+#define SCANLAB_GIVEN_NOTE ""
+#endif
 
 /// The whole program: returns the exit status (0 all passed, 1 a check failed, 2 a usage error or an
 /// error that stopped the run). `tables` holds one entry per backend this build has.

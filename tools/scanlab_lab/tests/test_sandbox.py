@@ -96,6 +96,53 @@ class CompiledIncludes(unittest.TestCase):
         self.assertIn("solutions/11_2_kogge_stone/kogge_stone.cuh", self.compile('%%:include "%s"\n' % solution)[0])
 
 
+class CompiledIncludesInTheRelease(unittest.TestCase):
+    """In the student release (no solutions/) a section that builds on others (11.6) is built on the
+    given stand-ins of common/given/: those are allowed to it, the student's own other sections are
+    not, and a section that builds on nothing (11.2) may not include the stand-ins either."""
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.root)
+        for path, text in (("common/given/11_2_kogge_stone/kogge_stone.cuh", '#pragma once\n#include "given_scan.cuh"\n'),
+                           ("common/given/given_scan.cuh", "#pragma once\n"),
+                           ("common/include/scanlab/kernel.hpp", "#pragma once\n"),
+                           ("chapters/11_6_hierarchical/CMakeLists.txt",
+                            'scanlab_add_section(ID 11.6 DIR 11_6_hierarchical KERNELS h.cuh\n'
+                            '  KERNEL_INCLUDES "${PROJECT_SOURCE_DIR}/solutions/11_2_kogge_stone")\n')):
+            os.makedirs(os.path.dirname(os.path.join(self.root, path)), exist_ok=True)
+            with open(os.path.join(self.root, path), "w") as f:
+                f.write(text)
+        self.bdir = os.path.join(self.root, "build", "grade")
+        self.student = os.path.join(self.bdir, "exercises")
+        for folder in ("11_2_kogge_stone", "11_6_hierarchical"):
+            os.makedirs(os.path.join(self.student, folder))
+        with open(os.path.join(self.student, "11_2_kogge_stone", "kogge_stone.cuh"), "w") as f:
+            f.write("#pragma once\n")
+
+    def compile(self, folder, kernel):
+        source = os.path.join(self.student, folder, "k.cpp")
+        with open(source, "w") as f:
+            f.write(kernel)
+        target = "t_" + folder  # (one per folder: the check reads every <target>.dir of the build)
+        obj = os.path.join(self.bdir, "chapters", folder, "CMakeFiles", target + ".dir", "k.cpp.o")
+        os.makedirs(os.path.dirname(obj), exist_ok=True)
+        subprocess.run(["c++", "-MD", "-MF", obj + ".d", "-c", "-o", obj, "-x", "c++",
+                        "-I", os.path.join(self.root, "common", "given"), source], check=True)
+        return sandbox.check_compiled_includes(self.root, self.bdir, folder, os.path.join(self.student, folder),
+                                               "alice", [target])
+
+    @unittest.skipUnless(shutil.which("c++"), "no C++ compiler")
+    def test_the_stand_ins_only_where_the_section_builds_on_them(self):
+        given = '#include "%s"\n' % os.path.join(self.root, "common", "given", "11_2_kogge_stone", "kogge_stone.cuh")
+        self.assertEqual(self.compile("11_6_hierarchical", given), [])
+        own = '#include "%s"\n' % os.path.join(self.student, "11_2_kogge_stone", "kogge_stone.cuh")
+        self.assertEqual(len(self.compile("11_6_hierarchical", own)), 1)
+        problems = self.compile("11_2_kogge_stone", given)
+        self.assertEqual(len(problems), 2)  # the stand-in and the given_scan.cuh it includes
+        self.assertIn("common/given/11_2_kogge_stone/kogge_stone.cuh, which is not yours", problems[0] + problems[1])
+
+
 class Shadow(unittest.TestCase):
     def test_same_names_and_dates_no_content(self):
         d = tempfile.mkdtemp()
