@@ -114,6 +114,7 @@ void Block::start_threads() {
 #if defined(SCANLAB_EMU_TSAN)
     t.sync_generation = 0;
 #endif
+    if (t.faulted) drop_faulted_fiber(t);
     if (!t.fiber) create_fiber(t);
   }
   for (unsigned w = 0; w * kWarpSize < count_; ++w) {
@@ -161,6 +162,20 @@ void Block::create_fiber(CudaThread& t) {
   switch_to(nullptr, &t);
 }
 
+/// Forgets the fiber of a thread whose memory access faulted (memory_fault.cpp) without resuming it:
+/// its kernel frames were cut off at the fault and cannot be unwound, and destroying a suspended
+/// Boost fiber resumes it to unwind. Its record lies on the pooled stack, which the slot's next fiber
+/// reuses; nothing else is held.
+void Block::drop_faulted_fiber(CudaThread& t) {
+  union Forgotten {
+    ctx::fiber fiber;
+    Forgotten() {}
+    ~Forgotten() {}  // does not destroy `fiber`
+  } forgotten;
+  new (&forgotten.fiber) ctx::fiber(std::move(t.fiber));
+  t.faulted = false;
+}
+
 /// After an error: ends every thread that has not finished, so that its fiber is ready for the next
 /// block. Each is resumed once more, through switch_to() like any switch (so ASan and TSan know
 /// which stack runs), and finds itself abandoned: one that has not started skips the kernel, one
@@ -186,6 +201,7 @@ void Block::abandon_threads() {
 void Block::retire_threads() {
   const RaceModeIgnore ignore = own_bookkeeping();
   for (CudaThread& t : threads_) {
+    if (t.faulted) drop_faulted_fiber(t);
     if (!t.fiber) continue;
     t.retiring = true;
     switch_to(nullptr, &t);
@@ -332,6 +348,18 @@ void Block::yield(CudaThread& t) {
 }
 
 // ---- what kernel code calls (on the thread's fiber) ---------------------------------------------
+
+/// On the faulting thread's fiber (memory_fault.cpp): the report, then the scheduler, never to come back.
+void Block::memory_fault(CudaThread& t) {
+  {
+    const RaceModeIgnore ignore = own_bookkeeping();
+    if (error_.empty()) error_ = memory_fault_report(t);
+    t.state = State::exited;
+    t.faulted = true;
+    switch_to(&t, nullptr);
+  }
+  std::abort();  // never resumed: start_threads() and retire_threads() drop this fiber
+}
 
 void Block::barrier(CudaThread& t, BarrierKind kind, int predicate, Where where) {
   const RaceModeIgnore ignore = own_bookkeeping();

@@ -9,6 +9,8 @@
 // Boost and the standard library first: cuda_shim.hpp redefines `assert`.
 #include <boost/context/fiber.hpp>
 
+#include <signal.h>
+
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -271,6 +273,12 @@ struct alignas(64) CudaThread {
   Block* block = nullptr;
   WarpCall warp{};
   Where last_memory_point{};  ///< of resident blocks' stuck check (Block::check_stuck)
+  /// A read or write of guarded device memory faulted (memory_fault.cpp): where, at which
+  /// instruction, and whether it wrote. `faulted`: its fiber is dead (never resumed) and is dropped
+  /// before the slot runs a thread again.
+  std::uintptr_t fault_address = 0, fault_pc = 0;
+  bool fault_write = false;
+  bool faulted = false;
 #if defined(SCANLAB_EMU_ASAN)
   void* asan_fake_stack = nullptr;
   const void* stack_bottom = nullptr;
@@ -302,6 +310,10 @@ struct IntervalTally {
 
 /// The CUDA thread running on this OS thread now; null outside kernel code.
 extern thread_local CudaThread* tls_thread __attribute__((tls_model("initial-exec")));
+/// The SIGSEGV handler's question (memory_fault.cpp): if `info`'s address lies in the guard of a
+/// registered device array, records the fault in `t` and makes `t` go on in the report instead of
+/// the faulting instruction when the handler returns (true). Async-signal-safe.
+bool redirect_memory_fault(CudaThread& t, const siginfo_t& info, void* context) noexcept;
 /// What the built-in variables read outside kernel code (see detail::tls_thread_idx).
 inline constexpr uint3 kHostThreadIdx{0, 0, 0};
 inline constexpr detail::BlockBuiltins kHostBlock{};
@@ -424,6 +436,7 @@ class Block : public detail::BlockBuiltins {
   void run(Launch& launch, unsigned linear, BlockRecord& record);
   /// Ends the fibers that the blocks' threads run on, which otherwise live from block to block.
   void retire_threads();
+  void drop_faulted_fiber(CudaThread& t);
 
   // Called by kernel code, on the calling thread's fiber. Each records what the thread waits for
   // and yields: the scheduling step (see after_sync()) picks the thread to run next.
@@ -445,6 +458,9 @@ class Block : public detail::BlockBuiltins {
   /// For the SIGSEGV handler: writes the one-line report that thread `t` overflowed its fiber stack
   /// to stderr. Async-signal-safe: no allocation, no lock, no stdio (block_report.cpp).
   void write_overflow_report(const CudaThread& t) const noexcept;
+  /// On thread `t`'s fiber, after its access of guarded device memory faulted (memory_fault.cpp):
+  /// fails the block with the report and switches to the scheduler for good.
+  [[noreturn]] void memory_fault(CudaThread& t);
 
   void* dynamic_shared = nullptr;
   std::size_t dynamic_element_size = 0;  ///< sizeof(T) of the kernel's dynamic_shared<T>(), if called
@@ -499,6 +515,7 @@ class Block : public detail::BlockBuiltins {
   std::string threads_text(const std::vector<unsigned>& ids) const;
   std::string stuck_report() const;
   std::string spinner_report() const;
+  std::string memory_fault_report(const CudaThread& t) const;
   std::string waiting_group(const CudaThread& member) const;
   std::string lanes_text(unsigned warp, unsigned lanes) const;
 
