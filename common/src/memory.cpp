@@ -19,7 +19,7 @@
 #include "scanlab/error.hpp"
 
 #if defined(SCANLAB_WITH_EMULATOR)
-#include "scanlab/emu/runtime.hpp"
+#include "scanlab/emu/guarded_memory.hpp"
 #endif
 
 namespace scanlab {

@@ -19,6 +19,7 @@
 #include <map>
 
 #include "internal.hpp"
+#include "scanlab/emu/guarded_memory.hpp"
 
 namespace scanlab::emu {
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernel_launch.hpp"
+#include "scanlab/emu/guarded_memory.hpp"
 
 namespace emu_test {
 

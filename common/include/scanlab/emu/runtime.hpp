@@ -126,16 +126,6 @@ inline constexpr unsigned char kGuardByte = 0xFD;
 /// Bytes of guard zone before and after dynamic shared memory.
 inline constexpr std::size_t kSharedGuardBytes = 256;
 
-/// Guarded device memory (the cpu backend's device buffers, common/src/memory.cpp): `count` elements
-/// of `element_size` bytes at `data`, inside a reservation [begin, end) whose other bytes the kernel
-/// may not touch (PROT_NONE pages). A kernel thread that reads or writes those pages fails its launch
-/// with one line, `memory error: kernel 'k', block 3, thread 17 read element 1024 of a 1000-element
-/// array of 4-byte elements in device memory (N+24, past its end) at add.cuh:23; ...` (x86-64; the
-/// line where the kernel library has debug information). Up to 4096 arrays at a time.
-void guard_array(const void* data, std::size_t count, std::size_t element_size, const void* begin, const void* end);
-/// Forgets what guard_array registered at `data`.
-void unguard_array(const void* data);
-
 /// One atomic operation on watched memory (watch_atomics), in the order they ran: `array` names the
 /// watched range, `offset` is the byte offset in it, `before` and `after` the value the atomic found
 /// and the one it left (equal for a read such as `atomicAdd(&flag, 0)`), as raw bytes (up to 8).
