@@ -108,6 +108,7 @@ void Block::start_threads() {
     t.state = State::runnable;
     t.spinning = t.parked = t.abandoned = false;
     t.last_memory_point = Where{};
+    t.waits_on = nullptr;
     t.ops = 0;
     t.where = Where{};
     t.block = this;
@@ -606,11 +607,12 @@ void Block::check_watchdog() {
   }
   const double idle = std::chrono::duration<double>(now - last_progress_time_).count();
   if (idle < limit) return;
-  char seconds[32];
+  char seconds[32], ran[32];
   std::snprintf(seconds, sizeof seconds, "%.3g", idle);
+  std::snprintf(ran, sizeof ran, "%.3g", std::chrono::duration<double>(now - launch_->started).count());
   fail(std::string("watchdog: no progress for ") + seconds +
-       " s (no barrier completed, no thread finished, no atomic changed memory) while " +
-       spinner_report() +
+       " s (no barrier completed, no thread finished, no atomic changed memory; the launch ran " + ran +
+       " s) while " + spinner_report() + wait_arrays_report() +
        ". If it waits for another block: CUDA does not promise any order or concurrency of blocks");
 }
 

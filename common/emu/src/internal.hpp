@@ -279,6 +279,9 @@ struct alignas(64) CudaThread {
   std::uintptr_t fault_address = 0, fault_pc = 0;
   bool fault_write = false;
   bool faulted = false;
+  /// Its last atomic on a named wait array (wait_arrays.hpp), and the place of that atomic.
+  const void* waits_on = nullptr;
+  Where wait_where{};
 #if defined(SCANLAB_EMU_ASAN)
   void* asan_fake_stack = nullptr;
   const void* stack_bottom = nullptr;
@@ -394,6 +397,7 @@ struct Launch {
   std::vector<BlockRecord> records;        ///< per position in `sequence`
 
   std::atomic<bool> failed{false};
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::mutex mutex;                        ///< guards `error` and `workers`
   std::string error;                       ///< the first error
   std::vector<Worker*> workers;
@@ -677,6 +681,10 @@ void ensure_monitor();
 
 /// "file.cuh:42" (the file's name without its directories).
 std::string where_text(Where where);
+/// "tile statuses[5]": the named wait array element at `address` (wait_arrays.hpp), or "".
+std::string wait_array_element(const void* address);
+/// "; tile statuses when the launch stopped: 0-4 P, 5 A, 6-12 not published", per named array; "" if none.
+std::string wait_arrays_report();
 /// Same file, line and column. Inline: every thread that reaches a barrier is compared with the
 /// first one there.
 inline bool same_place(Where a, Where b) {

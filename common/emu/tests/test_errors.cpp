@@ -121,6 +121,10 @@ TEST_F(Emu, DominoScanInReverseBlockOrderTripsTheWatchdog) {
   // Blocks 7 to 4 are resident and all wait for a block that cannot start.
   EXPECT_THAT(e, ::testing::ContainsRegex("kernel 'domino', block [4-7]: watchdog: no progress for"));
   EXPECT_THAT(e, HasSubstr("thread 0 spins at an atomic or fence at " + at("kernels_scan.cpp", domino_spin_line())));
+  // With the flags named (emu::NamedWaitArray): the flag it spins on, how long the launch ran, and
+  // every flag's state: no block has set its flag (block 0, which sets the first, cannot start).
+  EXPECT_THAT(e, ::testing::ContainsRegex("the launch ran [0-9.e+-]+ s\\) while thread 0 spins at an atomic or fence at "
+                                          "[^ ]+ on flags\\[[3-6]\\]; flags when the launch stopped: 0-7 not set\\."));
   EXPECT_GE(seconds, 0.5);
   EXPECT_LT(seconds, 5.0);
   // And the emulator is usable again.
