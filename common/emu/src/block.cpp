@@ -597,8 +597,18 @@ void Block::enqueue(std::vector<unsigned>& ids) {
 
 void Block::check_watchdog() {
   const double limit = launch_->settings.watchdog_seconds;
-  if (limit <= 0) return;
+  if (limit <= 0 && launch_->time_limit <= 0) return;
   const auto now = std::chrono::steady_clock::now();
+  if (launch_->time_limit > 0) {
+    const double ran = std::chrono::duration<double>(now - launch_->started).count();
+    if (ran > launch_->time_limit) {
+      char text[64];
+      std::snprintf(text, sizeof text, "%.3g s, past its limit of %.3g s", ran, launch_->time_limit);
+      fail(std::string("time limit: the launch ran ") + text + ", while " + spinner_report() + wait_arrays_report());
+      return;
+    }
+  }
+  if (limit <= 0) return;
   const std::uint64_t progress = launch_->progress();
   if (progress != last_progress_) {
     last_progress_ = progress;

@@ -4,6 +4,7 @@
 // built-in variables are the exception: kernels read them inline through thread-local pointers
 // defined in this library (worker.cpp; see cuda_shim.hpp).
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
@@ -247,6 +248,28 @@ void unname_wait_array(const void* base) {
   std::lock_guard lock(detail::watch_mutex);
   std::erase_if(detail::wait_arrays, [&](const detail::WaitArray& a) { return a.base == base; });
   detail::update_watch_on();
+}
+
+namespace {
+std::atomic<double> time_limit{-1};  // -1: not yet read from the environment
+}  // namespace
+
+void set_launch_time_limit(double seconds) { time_limit.store(seconds > 0 ? seconds : 0); }
+
+double launch_time_limit() {
+  double limit = time_limit.load();
+  if (limit < 0) {
+    limit = 0;
+    if (const char* v = std::getenv("SCANLAB_EMU_LAUNCH_LIMIT_S")) {
+      char* end = nullptr;
+      const double seconds = std::strtod(v, &end);
+      if (end != v && *end == '\0' && seconds >= 0) limit = seconds;
+    }
+    double unset = -1;
+    time_limit.compare_exchange_strong(unset, limit);
+    limit = time_limit.load();
+  }
+  return limit;
 }
 
 namespace impl {

@@ -27,6 +27,7 @@
 
 #include "scanlab/emu/runtime.hpp"
 #include "scanlab/emu/cuda_shim.hpp"
+#include "scanlab/emu/wait_arrays.hpp"
 // The emulator's own code spells the built-ins out; drop the kernel-side macros.
 #undef threadIdx
 #undef blockIdx
@@ -398,6 +399,7 @@ struct Launch {
 
   std::atomic<bool> failed{false};
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  double time_limit = 0;  ///< seconds, 0: none (wait_arrays.hpp, set_launch_time_limit)
   std::mutex mutex;                        ///< guards `error` and `workers`
   std::string error;                       ///< the first error
   std::vector<Worker*> workers;

@@ -9,6 +9,7 @@
 
 #include "kernel_launch.hpp"
 #include "scanlab/emu/guarded_memory.hpp"
+#include "scanlab/emu/wait_arrays.hpp"
 
 namespace emu_test {
 
@@ -71,17 +72,18 @@ __global__ void lookback_kernel(LookbackBug bug, unsigned* counter, unsigned lon
   const unsigned tile = tile_s;
   if (threadIdx.x != 0) return;
   const int aggregate = static_cast<int>(tile + 1);
-  atomicExch(&status[tile], kAggregate | static_cast<unsigned>(aggregate));
+  if (bug != LookbackBug::chained) atomicExch(&status[tile], kAggregate | static_cast<unsigned>(aggregate));
   int exclusive = 0;
   for (long long p = static_cast<long long>(tile) - 1; p >= 0; --p) {
     unsigned long long s = atomicAdd(&status[p], 0ull);
-    if (bug == LookbackBug::none) {
+    if (bug != LookbackBug::no_wait) {
       while ((s >> 32) == 0) s = atomicAdd(&status[p], 0ull);  // wait until tile p has published
     }
     // The student's bug (LookbackBug::no_wait): a status not yet published counts as nothing.
     exclusive += static_cast<int>(s & 0xffffffffu);
     if ((s >> 32) == 2) break;
   }
+  if (bug == LookbackBug::chained) atomicExch(&status[tile], kAggregate | static_cast<unsigned>(aggregate));
   if (tile % 2 == 0) atomicExch(&status[tile], kPrefix | static_cast<unsigned>(exclusive + aggregate));
   prefixes[tile] = exclusive;
 }
@@ -268,6 +270,10 @@ std::vector<int> lookback(unsigned blocks, unsigned threads, LookbackBug bug) {
   unsigned counter = 0;
   std::vector<unsigned long long> status(blocks, 0);
   std::vector<int> prefixes(blocks, kPoisonInt);
+  const scanlab::emu::NamedWaitArray named("statuses", status.data(), sizeof status[0], blocks, [](const void* s) {
+    const auto flag = *static_cast<const unsigned long long*>(s) >> 32;
+    return std::string(flag == 0 ? "nothing published" : flag == 1 ? "aggregate only" : "prefix");
+  });
   run("lookback", {blocks, 1, 1}, {threads, 1, 1}, 0,
       [&] { lookback_kernel(bug, &counter, status.data(), prefixes.data()); });
   return prefixes;

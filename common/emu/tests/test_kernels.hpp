@@ -167,6 +167,7 @@ SCANLAB_TEST_API int chain_wait_line();
 enum class LookbackBug {
   none,
   no_wait,  ///< a predecessor's status that is not published yet is taken as 0 instead of waited for
+  chained,  ///< the AGGREGATE is published only after the look-back: a chained scan, not decoupled
 };
 SCANLAB_TEST_API std::vector<int> lookback(unsigned blocks, unsigned threads, LookbackBug bug);
 

@@ -24,6 +24,16 @@ void name_wait_array(const char* name, const void* base, std::size_t element_byt
                      DescribeElement describe);
 void unname_wait_array(const void* base);
 
+/// A time limit for every launch from now on, in seconds (0: none, the default; the environment's
+/// SCANLAB_EMU_LAUNCH_LIMIT_S sets it at the first launch): a launch whose threads still spin at
+/// atomics or fences after that long fails with `time limit: the launch ran 12.1 s, past its limit of
+/// 12 s, while thread 0 spins at ... on tile statuses[7]; tile statuses when the launch stopped: ...`.
+/// Meant for the slowest correct strategy of a section times a wide margin: a kernel that is merely
+/// slow then fails with what it waited for, instead of running into the test's own timeout, which
+/// says nothing. Checked where the watchdog looks (every 256 memory points).
+void set_launch_time_limit(double seconds);
+double launch_time_limit();
+
 /// name_wait_array for one scope.
 class NamedWaitArray {
  public:
