@@ -6,10 +6,14 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <string>
 
 #include "decoupled_lookback.cuh"
 #include "scanlab/launcher.hpp"
+#if defined(SCANLAB_BACKEND_CPU)
+#include "scanlab/emu/wait_arrays.hpp"
+#endif
 
 namespace scanlab::s11_8 {
 
@@ -40,6 +44,15 @@ class LookbackWorkspace {
   LaunchEpochs epochs_;
 };
 
+/// A tile's status in words, from its first status word, for the emulator's reports.
+inline std::string status_word(const void* words, unsigned epoch) {
+  unsigned long long first = 0;
+  std::memcpy(&first, words, sizeof first);
+  const auto tag = static_cast<unsigned>(first >> 32);
+  if (tag >> 2 != epoch || (tag & 3) == lookback::kNotPublished) return "nothing published";
+  return (tag & 3) == lookback::kPrefix ? "prefix" : "aggregate only";
+}
+
 /// `Scan<T, Op>` for run_scan, with the tile shape as template parameters (default: the sm_90 tuning).
 template <class T, class Op, int Threads = DecoupledLookbackTuning<T>::kThreads,
           int Items = DecoupledLookbackTuning<T>::kItems>
@@ -69,6 +82,12 @@ class DecoupledLookbackScan {
     }
     if (tiles > 0x7fffffffu) throw Error("decoupled look-back: n is too large for one grid");
     const lookback::TileStatusArray status = workspace_.next_launch();
+#if defined(SCANLAB_BACKEND_CPU)
+    // A launch that never finishes: the emulator's report names the status each spinning thread waits
+    // on, and what every tile had published (emu/wait_arrays.hpp).
+    const emu::NamedWaitArray named("tile statuses", status.words, lookback::kStatusWords<T> * 8, tiles,
+                                    [epoch = status.epoch](const void* words) { return status_word(words, epoch); });
+#endif
     launch(decoupled_lookback_scan_kernel<Threads, Items, T, Op>,
            {"decoupled_lookback_scan_kernel", dim3(static_cast<unsigned>(tiles)), dim3(Threads)}, d_in, d_out,
            n, op, kind == ScanKind::exclusive, status, prefix_mask_, spin_ns_, speculate_);

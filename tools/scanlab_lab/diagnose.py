@@ -16,7 +16,7 @@ PATTERNS = [  # (kind, regex), the first match wins
     # The grader's runner, where a student's kernels run (common/src/remote_checker.cpp), died.
     ("crash", r"the kernels' process (crashed|ended before it answered|answered .* not a result)"),
     # The emulator's watchdog ended the runner: one thread ran on and on (an endless loop).
-    ("timeout", r"the kernels' process was stopped by the emulator's watchdog"),
+    ("timeout", r"the kernels' process was stopped by the emulator's watchdog|time limit: the launch ran"),
     ("deadlock", r"watchdog: no progress|deadlock: .*no thread can continue|\bdeadlock\b"),
     ("barrier divergence", r"barrier divergence|meet in different warp operations|Barrier error detected|"
                            r"calls __\w+_sync with (mask|width)|exited, but .* for it"),

@@ -108,12 +108,14 @@ void Block::start_threads() {
     t.state = State::runnable;
     t.spinning = t.parked = t.abandoned = false;
     t.last_memory_point = Where{};
+    t.waits_on = nullptr;
     t.ops = 0;
     t.where = Where{};
     t.block = this;
 #if defined(SCANLAB_EMU_TSAN)
     t.sync_generation = 0;
 #endif
+    if (t.faulted) drop_faulted_fiber(t);
     if (!t.fiber) create_fiber(t);
   }
   for (unsigned w = 0; w * kWarpSize < count_; ++w) {
@@ -161,6 +163,20 @@ void Block::create_fiber(CudaThread& t) {
   switch_to(nullptr, &t);
 }
 
+/// Forgets the fiber of a thread whose memory access faulted (memory_fault.cpp) without resuming it:
+/// its kernel frames were cut off at the fault and cannot be unwound, and destroying a suspended
+/// Boost fiber resumes it to unwind. Its record lies on the pooled stack, which the slot's next fiber
+/// reuses; nothing else is held.
+void Block::drop_faulted_fiber(CudaThread& t) {
+  union Forgotten {
+    ctx::fiber fiber;
+    Forgotten() {}
+    ~Forgotten() {}  // does not destroy `fiber`
+  } forgotten;
+  new (&forgotten.fiber) ctx::fiber(std::move(t.fiber));
+  t.faulted = false;
+}
+
 /// After an error: ends every thread that has not finished, so that its fiber is ready for the next
 /// block. Each is resumed once more, through switch_to() like any switch (so ASan and TSan know
 /// which stack runs), and finds itself abandoned: one that has not started skips the kernel, one
@@ -186,6 +202,7 @@ void Block::abandon_threads() {
 void Block::retire_threads() {
   const RaceModeIgnore ignore = own_bookkeeping();
   for (CudaThread& t : threads_) {
+    if (t.faulted) drop_faulted_fiber(t);
     if (!t.fiber) continue;
     t.retiring = true;
     switch_to(nullptr, &t);
@@ -332,6 +349,18 @@ void Block::yield(CudaThread& t) {
 }
 
 // ---- what kernel code calls (on the thread's fiber) ---------------------------------------------
+
+/// On the faulting thread's fiber (memory_fault.cpp): the report, then the scheduler, never to come back.
+void Block::memory_fault(CudaThread& t) {
+  {
+    const RaceModeIgnore ignore = own_bookkeeping();
+    if (error_.empty()) error_ = memory_fault_report(t);
+    t.state = State::exited;
+    t.faulted = true;
+    switch_to(&t, nullptr);
+  }
+  std::abort();  // never resumed: start_threads() and retire_threads() drop this fiber
+}
 
 void Block::barrier(CudaThread& t, BarrierKind kind, int predicate, Where where) {
   const RaceModeIgnore ignore = own_bookkeeping();
@@ -568,8 +597,18 @@ void Block::enqueue(std::vector<unsigned>& ids) {
 
 void Block::check_watchdog() {
   const double limit = launch_->settings.watchdog_seconds;
-  if (limit <= 0) return;
+  if (limit <= 0 && launch_->time_limit <= 0) return;
   const auto now = std::chrono::steady_clock::now();
+  if (launch_->time_limit > 0) {
+    const double ran = std::chrono::duration<double>(now - launch_->started).count();
+    if (ran > launch_->time_limit) {
+      char text[64];
+      std::snprintf(text, sizeof text, "%.3g s, past its limit of %.3g s", ran, launch_->time_limit);
+      fail(std::string("time limit: the launch ran ") + text + ", while " + spinner_report() + wait_arrays_report());
+      return;
+    }
+  }
+  if (limit <= 0) return;
   const std::uint64_t progress = launch_->progress();
   if (progress != last_progress_) {
     last_progress_ = progress;
@@ -578,11 +617,12 @@ void Block::check_watchdog() {
   }
   const double idle = std::chrono::duration<double>(now - last_progress_time_).count();
   if (idle < limit) return;
-  char seconds[32];
+  char seconds[32], ran[32];
   std::snprintf(seconds, sizeof seconds, "%.3g", idle);
+  std::snprintf(ran, sizeof ran, "%.3g", std::chrono::duration<double>(now - launch_->started).count());
   fail(std::string("watchdog: no progress for ") + seconds +
-       " s (no barrier completed, no thread finished, no atomic changed memory) while " +
-       spinner_report() +
+       " s (no barrier completed, no thread finished, no atomic changed memory; the launch ran " + ran +
+       " s) while " + spinner_report() + wait_arrays_report() +
        ". If it waits for another block: CUDA does not promise any order or concurrency of blocks");
 }
 

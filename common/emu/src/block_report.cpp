@@ -201,7 +201,9 @@ std::string Block::stuck_report() const {
                      hex_mask(t.warp.mask) + ") for " + lanes_text(i / kWarpSize, missing),
                  i);
     } else if (t.state == State::runnable && t.parked) {
-      groups.add("spinning on an atomic at " + where_text(t.where), i);
+      std::string on;
+      if (t.waits_on != nullptr && same_place(t.wait_where, t.where)) on = wait_array_element(t.waits_on);
+      groups.add("spinning on an atomic at " + where_text(t.where) + (on.empty() ? "" : " on " + on), i);
     }
   }
   const auto names = [this](const std::vector<unsigned>& ids) { return threads_text(ids); };
@@ -209,7 +211,7 @@ std::string Block::stuck_report() const {
     return "barrier divergence: " + groups.text(names) +
            ". Every thread that has not exited must wait at the same __syncthreads()";
   }
-  return "deadlock: " + groups.text(names) + "; no thread can continue";
+  return "deadlock: " + groups.text(names) + "; no thread can continue" + wait_arrays_report();
 }
 
 /// "threads 0-3 spin at domino.cuh:31": the threads whose last sync point was an atomic or fence.
@@ -217,7 +219,10 @@ std::string Block::spinner_report() const {
   Groups places;
   for (unsigned i = 0; i < count_; ++i) {
     const CudaThread& t = threads_[i];
-    if (t.state == State::runnable && t.spinning) places.add("at an atomic or fence at " + where_text(t.where), i);
+    if (t.state != State::runnable || !t.spinning) continue;
+    std::string on;  // the named array element its spin reads (wait_arrays.hpp)
+    if (t.waits_on != nullptr && same_place(t.wait_where, t.where)) on = wait_array_element(t.waits_on);
+    places.add("at an atomic or fence at " + where_text(t.where) + (on.empty() ? "" : " on " + on), i);
   }
   std::string text;
   for (const auto& [key, ids] : places.items) {

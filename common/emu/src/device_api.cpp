@@ -4,11 +4,13 @@
 // built-in variables are the exception: kernels read them inline through thread-local pointers
 // defined in this library (worker.cpp; see cuda_shim.hpp).
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
 
 #include "internal.hpp"
+#include "scanlab/emu/wait_arrays.hpp"
 #include "scanlab/emu/runtime.hpp"
 
 namespace scanlab::emu::detail {
@@ -182,9 +184,27 @@ unsigned long long as_integer(const void* bytes, std::size_t size) {
 }
 }  // namespace
 
+/// Arrays blocks wait on, named for the reports (wait_arrays.hpp).
+struct WaitArray {
+  std::string name;
+  const char* base;
+  std::size_t element_bytes, count;
+  DescribeElement describe;
+};
+std::vector<WaitArray> wait_arrays;
+
+void update_watch_on() { atomic_watch_on = !watched.empty() || !wait_arrays.empty(); }
+
 void record_atomic(const void* address, std::size_t size, const void* before) {
   const char* p = static_cast<const char*>(address);
   std::lock_guard lock(watch_mutex);
+  if (impl::CudaThread* t = tls_thread) {
+    for (const WaitArray& a : wait_arrays) {
+      if (p < a.base || p >= a.base + a.element_bytes * a.count) continue;
+      t->waits_on = address;  // where this thread's last atomic on a named array went, and its place
+      t->wait_where = t->where;
+    }
+  }
   for (const WatchedRange& range : watched) {
     if (p < range.base || p + size > range.base + range.bytes) continue;
     AtomicEvent e;
@@ -208,14 +228,91 @@ namespace scanlab::emu {
 void watch_atomics(const char* name, const void* base, std::size_t bytes) {
   std::lock_guard lock(detail::watch_mutex);
   detail::watched.push_back({name, static_cast<const char*>(base), bytes});
-  detail::atomic_watch_on = true;
+  detail::update_watch_on();
 }
 
 void unwatch_atomics() {
   std::lock_guard lock(detail::watch_mutex);
   detail::watched.clear();
-  detail::atomic_watch_on = false;
+  detail::update_watch_on();
 }
+
+void name_wait_array(const char* name, const void* base, std::size_t element_bytes, std::size_t count,
+                     DescribeElement describe) {
+  std::lock_guard lock(detail::watch_mutex);
+  detail::wait_arrays.push_back({name, static_cast<const char*>(base), element_bytes, count, std::move(describe)});
+  detail::update_watch_on();
+}
+
+void unname_wait_array(const void* base) {
+  std::lock_guard lock(detail::watch_mutex);
+  std::erase_if(detail::wait_arrays, [&](const detail::WaitArray& a) { return a.base == base; });
+  detail::update_watch_on();
+}
+
+namespace {
+std::atomic<double> time_limit{-1};  // -1: not yet read from the environment
+}  // namespace
+
+void set_launch_time_limit(double seconds) { time_limit.store(seconds > 0 ? seconds : 0); }
+
+double launch_time_limit() {
+  double limit = time_limit.load();
+  if (limit < 0) {
+    limit = 0;
+    if (const char* v = std::getenv("SCANLAB_EMU_LAUNCH_LIMIT_S")) {
+      char* end = nullptr;
+      const double seconds = std::strtod(v, &end);
+      if (end != v && *end == '\0' && seconds >= 0) limit = seconds;
+    }
+    double unset = -1;
+    time_limit.compare_exchange_strong(unset, limit);
+    limit = time_limit.load();
+  }
+  return limit;
+}
+
+namespace impl {
+
+std::string wait_array_element(const void* address) {
+  std::lock_guard lock(detail::watch_mutex);
+  const char* p = static_cast<const char*>(address);
+  for (const detail::WaitArray& a : detail::wait_arrays) {
+    if (p < a.base || p >= a.base + a.element_bytes * a.count) continue;
+    return a.name + "[" + std::to_string(static_cast<std::size_t>(p - a.base) / a.element_bytes) + "]";
+  }
+  return "";
+}
+
+std::string wait_arrays_report() {
+  std::lock_guard lock(detail::watch_mutex);
+  std::string text;
+  for (const detail::WaitArray& a : detail::wait_arrays) {
+    // Runs of equal states: "0-4 P, 5 A, 6-12 not published" (at most 16 runs, then how many more).
+    std::string runs;
+    std::size_t shown = 0, first = 0;
+    std::string state;
+    const auto close = [&](std::size_t end) {
+      if (++shown <= 16) {
+        runs += (runs.empty() ? "" : ", ") + std::to_string(first) +
+                (end - 1 > first ? "-" + std::to_string(end - 1) : std::string()) + " " + state;
+      }
+    };
+    for (std::size_t i = 0; i < a.count; ++i) {
+      std::string s = a.describe(a.base + i * a.element_bytes);
+      if (i > 0 && s == state) continue;
+      if (i > 0) close(i);
+      first = i;
+      state = std::move(s);
+    }
+    if (a.count > 0) close(a.count);
+    if (shown > 16) runs += " and " + std::to_string(shown - 16) + " more runs";
+    text += "; " + a.name + " when the launch stopped: " + runs;
+  }
+  return text;
+}
+
+}  // namespace impl
 
 std::vector<AtomicEvent> take_atomic_events() {
   std::lock_guard lock(detail::watch_mutex);

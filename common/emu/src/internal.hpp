@@ -9,6 +9,8 @@
 // Boost and the standard library first: cuda_shim.hpp redefines `assert`.
 #include <boost/context/fiber.hpp>
 
+#include <signal.h>
+
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -25,6 +27,7 @@
 
 #include "scanlab/emu/runtime.hpp"
 #include "scanlab/emu/cuda_shim.hpp"
+#include "scanlab/emu/wait_arrays.hpp"
 // The emulator's own code spells the built-ins out; drop the kernel-side macros.
 #undef threadIdx
 #undef blockIdx
@@ -271,6 +274,15 @@ struct alignas(64) CudaThread {
   Block* block = nullptr;
   WarpCall warp{};
   Where last_memory_point{};  ///< of resident blocks' stuck check (Block::check_stuck)
+  /// A read or write of guarded device memory faulted (memory_fault.cpp): where, at which
+  /// instruction, and whether it wrote. `faulted`: its fiber is dead (never resumed) and is dropped
+  /// before the slot runs a thread again.
+  std::uintptr_t fault_address = 0, fault_pc = 0;
+  bool fault_write = false;
+  bool faulted = false;
+  /// Its last atomic on a named wait array (wait_arrays.hpp), and the place of that atomic.
+  const void* waits_on = nullptr;
+  Where wait_where{};
 #if defined(SCANLAB_EMU_ASAN)
   void* asan_fake_stack = nullptr;
   const void* stack_bottom = nullptr;
@@ -302,6 +314,10 @@ struct IntervalTally {
 
 /// The CUDA thread running on this OS thread now; null outside kernel code.
 extern thread_local CudaThread* tls_thread __attribute__((tls_model("initial-exec")));
+/// The SIGSEGV handler's question (memory_fault.cpp): if `info`'s address lies in the guard of a
+/// registered device array, records the fault in `t` and makes `t` go on in the report instead of
+/// the faulting instruction when the handler returns (true). Async-signal-safe.
+bool redirect_memory_fault(CudaThread& t, const siginfo_t& info, void* context) noexcept;
 /// What the built-in variables read outside kernel code (see detail::tls_thread_idx).
 inline constexpr uint3 kHostThreadIdx{0, 0, 0};
 inline constexpr detail::BlockBuiltins kHostBlock{};
@@ -382,6 +398,8 @@ struct Launch {
   std::vector<BlockRecord> records;        ///< per position in `sequence`
 
   std::atomic<bool> failed{false};
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  double time_limit = 0;  ///< seconds, 0: none (wait_arrays.hpp, set_launch_time_limit)
   std::mutex mutex;                        ///< guards `error` and `workers`
   std::string error;                       ///< the first error
   std::vector<Worker*> workers;
@@ -424,6 +442,7 @@ class Block : public detail::BlockBuiltins {
   void run(Launch& launch, unsigned linear, BlockRecord& record);
   /// Ends the fibers that the blocks' threads run on, which otherwise live from block to block.
   void retire_threads();
+  void drop_faulted_fiber(CudaThread& t);
 
   // Called by kernel code, on the calling thread's fiber. Each records what the thread waits for
   // and yields: the scheduling step (see after_sync()) picks the thread to run next.
@@ -445,6 +464,9 @@ class Block : public detail::BlockBuiltins {
   /// For the SIGSEGV handler: writes the one-line report that thread `t` overflowed its fiber stack
   /// to stderr. Async-signal-safe: no allocation, no lock, no stdio (block_report.cpp).
   void write_overflow_report(const CudaThread& t) const noexcept;
+  /// On thread `t`'s fiber, after its access of guarded device memory faulted (memory_fault.cpp):
+  /// fails the block with the report and switches to the scheduler for good.
+  [[noreturn]] void memory_fault(CudaThread& t);
 
   void* dynamic_shared = nullptr;
   std::size_t dynamic_element_size = 0;  ///< sizeof(T) of the kernel's dynamic_shared<T>(), if called
@@ -499,6 +521,7 @@ class Block : public detail::BlockBuiltins {
   std::string threads_text(const std::vector<unsigned>& ids) const;
   std::string stuck_report() const;
   std::string spinner_report() const;
+  std::string memory_fault_report(const CudaThread& t) const;
   std::string waiting_group(const CudaThread& member) const;
   std::string lanes_text(unsigned warp, unsigned lanes) const;
 
@@ -660,6 +683,10 @@ void ensure_monitor();
 
 /// "file.cuh:42" (the file's name without its directories).
 std::string where_text(Where where);
+/// "tile statuses[5]": the named wait array element at `address` (wait_arrays.hpp), or "".
+std::string wait_array_element(const void* address);
+/// "; tile statuses when the launch stopped: 0-4 P, 5 A, 6-12 not published", per named array; "" if none.
+std::string wait_arrays_report();
 /// Same file, line and column. Inline: every thread that reaches a barrier is compared with the
 /// first one there.
 inline bool same_place(Where a, Where b) {

@@ -100,6 +100,7 @@ void launch(const char* kernel_name, Extent3 grid, Extent3 block, std::size_t dy
   }
   run.body = &thread_body;
   run.settings = settings();
+  run.time_limit = launch_time_limit();
 #if defined(SCANLAB_EMU_TSAN)
   // Race mode slows every access and switch by an order of magnitude (unordered fibers, thousands of
   // TSan threads): a kernel that makes progress must not look stuck (seen with the 2 s of 11.7's tests).

@@ -119,13 +119,18 @@ namespace {
 struct sigaction previous_segv_action;  // what SIGSEGV did before the emulator's handler
 
 /// Only async-signal-safe calls here: sigaction, raise, _exit, and the report's write.
-void on_segv(int signal, siginfo_t* info, void* /*context*/) {
+void on_segv(int signal, siginfo_t* info, void* context) {
   const int saved_errno = errno;
   const CudaThread* t = tls_thread;
   // si_code > 0: raised by the kernel for a fault (not sent with kill), so si_addr is meaningful.
   if (t != nullptr && info != nullptr && info->si_code > 0 && t->block->worker().stacks.in_guard_page(info->si_addr)) {
     t->block->write_overflow_report(*t);
     ::_exit(kStackOverflowExitCode);
+  }
+  // A kernel thread's read or write past a device array: reported as a memory error of its launch.
+  if (t != nullptr && info != nullptr && info->si_code > 0 && redirect_memory_fault(*tls_thread, *info, context)) {
+    errno = saved_errno;
+    return;
   }
   ::sigaction(SIGSEGV, &previous_segv_action, nullptr);
   if (info == nullptr || info->si_code <= 0) ::raise(signal);  // sent, not a fault: nothing runs again

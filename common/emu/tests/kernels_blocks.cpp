@@ -1,10 +1,15 @@
 // Test kernels: blocks that wait for each other (Sec. 11.7's chain, Sec. 11.8's look-back), right and
 // with the ordering bugs students write, for the resident-block schedules; and memory errors.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdint>
 #include <vector>
 
 #include "kernel_launch.hpp"
+#include "scanlab/emu/guarded_memory.hpp"
+#include "scanlab/emu/wait_arrays.hpp"
 
 namespace emu_test {
 
@@ -67,17 +72,18 @@ __global__ void lookback_kernel(LookbackBug bug, unsigned* counter, unsigned lon
   const unsigned tile = tile_s;
   if (threadIdx.x != 0) return;
   const int aggregate = static_cast<int>(tile + 1);
-  atomicExch(&status[tile], kAggregate | static_cast<unsigned>(aggregate));
+  if (bug != LookbackBug::chained) atomicExch(&status[tile], kAggregate | static_cast<unsigned>(aggregate));
   int exclusive = 0;
   for (long long p = static_cast<long long>(tile) - 1; p >= 0; --p) {
     unsigned long long s = atomicAdd(&status[p], 0ull);
-    if (bug == LookbackBug::none) {
+    if (bug != LookbackBug::no_wait) {
       while ((s >> 32) == 0) s = atomicAdd(&status[p], 0ull);  // wait until tile p has published
     }
     // The student's bug (LookbackBug::no_wait): a status not yet published counts as nothing.
     exclusive += static_cast<int>(s & 0xffffffffu);
     if ((s >> 32) == 2) break;
   }
+  if (bug == LookbackBug::chained) atomicExch(&status[tile], kAggregate | static_cast<unsigned>(aggregate));
   if (tile % 2 == 0) atomicExch(&status[tile], kPrefix | static_cast<unsigned>(exclusive + aggregate));
   prefixes[tile] = exclusive;
 }
@@ -194,6 +200,51 @@ void dynamic_shared_overflow(unsigned blocks, unsigned threads, int offset) {
       [&] { dynamic_overflow_kernel(offset, out.data()); });
 }
 
+namespace {
+
+/// Reads x[threadIdx.x + read_offset] into y[threadIdx.x + write_offset]: an index off by a little or
+/// by a lot, before the start or past the end.
+__global__ SCANLAB_OVERFLOWS_ON_PURPOSE void guarded_copy_kernel(const int* x, int* y, long read_offset,
+                                                                  long write_offset) {
+  const long i = static_cast<long>(threadIdx.x);
+  y[i + write_offset] = x[i + read_offset];
+}
+
+/// `count` ints between guard pages of 1 MiB, registered with the emulator as the cpu backend's
+/// device buffers are (common/src/memory.cpp): the array ends where the guard page after it starts.
+class GuardedInts {
+ public:
+  explicit GuardedInts(std::size_t count) : count_(count) {
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    usable_ = (count * sizeof(int) + page - 1) / page * page;
+    total_ = kFar + usable_ + kFar;
+    base_ = static_cast<char*>(::mmap(nullptr, total_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0));
+    ::mprotect(base_ + kFar, usable_, PROT_READ | PROT_WRITE);
+    data_ = reinterpret_cast<int*>(base_ + kFar + usable_) - count;
+    for (std::size_t i = 0; i < count; ++i) data_[i] = static_cast<int>(i);
+    scanlab::emu::guard_array(data_, count, sizeof(int), base_, base_ + total_);
+  }
+  ~GuardedInts() {
+    scanlab::emu::unguard_array(data_);
+    ::munmap(base_, total_);
+  }
+  int* data() const { return data_; }
+
+ private:
+  static constexpr std::size_t kFar = std::size_t{1} << 20;
+  std::size_t count_, usable_ = 0, total_ = 0;
+  char* base_ = nullptr;
+  int* data_ = nullptr;
+};
+
+}  // namespace
+
+void guarded_copy(unsigned threads, unsigned x_count, long read_offset, unsigned y_count, long write_offset) {
+  GuardedInts x(x_count), y(y_count);
+  run("guarded_copy", {1, 1, 1}, {threads, 1, 1}, 0,
+      [&] { guarded_copy_kernel(x.data(), y.data(), read_offset, write_offset); });
+}
+
 int dynamic_overflow_barrier_line() { return g_overflow_barrier_line.load(std::memory_order_relaxed); }
 
 std::vector<int> unwritten_shared(unsigned blocks) {
@@ -219,6 +270,10 @@ std::vector<int> lookback(unsigned blocks, unsigned threads, LookbackBug bug) {
   unsigned counter = 0;
   std::vector<unsigned long long> status(blocks, 0);
   std::vector<int> prefixes(blocks, kPoisonInt);
+  const scanlab::emu::NamedWaitArray named("statuses", status.data(), sizeof status[0], blocks, [](const void* s) {
+    const auto flag = *static_cast<const unsigned long long*>(s) >> 32;
+    return std::string(flag == 0 ? "nothing published" : flag == 1 ? "aggregate only" : "prefix");
+  });
   run("lookback", {blocks, 1, 1}, {threads, 1, 1}, 0,
       [&] { lookback_kernel(bug, &counter, status.data(), prefixes.data()); });
   return prefixes;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "kernel_launch.hpp"
+#include "scanlab/emu/wait_arrays.hpp"
 
 namespace emu_test {
 
@@ -168,6 +169,10 @@ int add_outside_launch(int a, int b) { return scanlab::Add<int>{}(a, b); }
 
 std::vector<int> domino(unsigned blocks, unsigned threads) {
   std::vector<int> sums(blocks, 0), flags(blocks, 0);
+  // Named for the reports of a launch that never finishes (wait_arrays.hpp).
+  const scanlab::emu::NamedWaitArray named("flags", flags.data(), sizeof(int), blocks, [](const void* flag) {
+    return *static_cast<const int*>(flag) != 0 ? std::string("set") : std::string("not set");
+  });
   run("domino", {blocks, 1, 1}, {threads, 1, 1}, 0, [&] { domino_kernel(sums.data(), flags.data()); });
   return sums;
 }

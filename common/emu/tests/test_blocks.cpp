@@ -116,6 +116,32 @@ TEST_F(Emu, WritePastDynamicSharedMemoryIsAMemoryError) {
   EXPECT_NO_THROW(dynamic_shared_overflow(3, 64, 0));
 }
 
+// Device memory between guard pages: a read or a write past either end, however far (within the
+// reservation), fails the launch with the block, the thread, the array and the element, as a
+// memory error; the faulting thread's fiber is dropped, and the next launches run as before.
+TEST_F(Emu, ReadOrWritePastGuardedDeviceMemoryIsAMemoryError) {
+#if !defined(__x86_64__) || defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "the fault is reported on x86-64 without ASan and TSan only";
+#endif
+  // Thread 10 reads x[10], one past the end: the first thread that faults.
+  const std::string read = error_of([] { guarded_copy(32, 10, 0, 32, 0); });
+  EXPECT_THAT(read, ::testing::StartsWith("memory error: kernel 'guarded_copy', block 0, thread 10 read past the end of "
+                                          "a 10-element array of 4-byte elements (element 10 = N+0) in device memory"));
+  EXPECT_THAT(read, HasSubstr("look for an index that can reach n"));
+  // Far: 100,000 elements before the start of y; and a read far past the end of x.
+  EXPECT_THAT(error_of([] { guarded_copy(32, 32, 0, 32, -100000); }),
+              ::testing::StartsWith("memory error: kernel 'guarded_copy', block 0, thread 0 wrote before the start of a "
+                                    "32-element array of 4-byte elements (element -100000) in device memory"));
+  EXPECT_THAT(error_of([] { guarded_copy(64, 32, 200000, 64, 0); }),
+              ::testing::StartsWith("memory error: kernel 'guarded_copy', block 0, thread 0 read past the end of a "
+                                    "32-element array of 4-byte elements (element 200000 = N+199968) in device memory"));
+  // Every fault drops one fiber, which the next block makes again on the same stack: many in a row,
+  // then right launches, with the same threads.
+  for (int i = 0; i < 300; ++i) EXPECT_THAT(error_of([] { guarded_copy(64, 64, 1, 64, 0); }), HasSubstr("thread 63 read"));
+  EXPECT_NO_THROW(guarded_copy(64, 64, 0, 64, 0));
+  EXPECT_NO_THROW(dynamic_shared_overflow(3, 64, 0));
+}
+
 // The same for static __shared__ arrays: each has a guard zone next to it, whichever instantiation of a
 // kernel template it belongs to and whether or not another array of the kernel follows it. The report
 // names the declaration.

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 
+#include "scanlab/emu/wait_arrays.hpp"
 #include "test_support.hpp"
 
 // ASan and TSan handle SIGSEGV themselves, so the emulator does not install its overflow report
@@ -107,6 +108,25 @@ TEST_F(Emu, ShuffleWidthMustBeAPowerOfTwo) {
   EXPECT_THAT(error_of([] { warp_error(WarpError::bad_width); }), HasSubstr("with width 3"));
 }
 
+// A launch past its time limit (emu::set_launch_time_limit; here one that every launch exceeds at
+// its first look at the clock) says how long it ran, where its threads spin, on which tile's status,
+// and what every tile had published: a chained scan (each tile publishes only after its look-back)
+// leaves every tile after the running one with nothing published; the decoupled look-back has
+// published aggregates ahead of it.
+TEST_F(Emu, LaunchPastItsTimeLimitSaysWhatTheTilesPublished) {
+  settings().resident_blocks = 4;
+  scanlab::emu::set_launch_time_limit(1e-9);
+  const std::string chained = error_of([] { lookback(64, 32, LookbackBug::chained); });
+  const std::string decoupled = error_of([] { lookback(64, 32, LookbackBug::none); });
+  scanlab::emu::set_launch_time_limit(0);
+  EXPECT_THAT(chained, ::testing::ContainsRegex("kernel 'lookback', block [0-9]+: time limit: the launch ran [0-9.e+-]+ s, "
+                                                "past its limit of 1e-09 s, while thread 0 spins at an atomic or fence at "
+                                                "[^ ]+ on statuses\\[[0-9]+\\]; statuses when the launch stopped: "));
+  EXPECT_THAT(chained, ::testing::ContainsRegex("statuses when the launch stopped: (0-[0-9]+ prefix, )?[0-9]+-63 nothing published$"));
+  EXPECT_THAT(decoupled, HasSubstr("aggregate only"));
+  EXPECT_EQ(lookback(64, 32, LookbackBug::none)[63], 63 * 64 / 2);  // no limit: right again
+}
+
 TEST_F(Emu, DominoScanWorksInForwardBlockOrder) {
   const auto sums = domino(8, 64);
   for (int b = 0; b < 8; ++b) EXPECT_EQ(sums[b], 64 * (b + 1));
@@ -121,6 +141,10 @@ TEST_F(Emu, DominoScanInReverseBlockOrderTripsTheWatchdog) {
   // Blocks 7 to 4 are resident and all wait for a block that cannot start.
   EXPECT_THAT(e, ::testing::ContainsRegex("kernel 'domino', block [4-7]: watchdog: no progress for"));
   EXPECT_THAT(e, HasSubstr("thread 0 spins at an atomic or fence at " + at("kernels_scan.cpp", domino_spin_line())));
+  // With the flags named (emu::NamedWaitArray): the flag it spins on, how long the launch ran, and
+  // every flag's state: no block has set its flag (block 0, which sets the first, cannot start).
+  EXPECT_THAT(e, ::testing::ContainsRegex("the launch ran [0-9.e+-]+ s\\) while thread 0 spins at an atomic or fence at "
+                                          "[^ ]+ on flags\\[[3-6]\\]; flags when the launch stopped: 0-7 not set\\."));
   EXPECT_GE(seconds, 0.5);
   EXPECT_LT(seconds, 5.0);
   // And the emulator is usable again.

@@ -167,6 +167,7 @@ SCANLAB_TEST_API int chain_wait_line();
 enum class LookbackBug {
   none,
   no_wait,  ///< a predecessor's status that is not published yet is taken as 0 instead of waited for
+  chained,  ///< the AGGREGATE is published only after the look-back: a chained scan, not decoupled
 };
 SCANLAB_TEST_API std::vector<int> lookback(unsigned blocks, unsigned threads, LookbackBug bug);
 
@@ -174,6 +175,10 @@ SCANLAB_TEST_API std::vector<int> lookback(unsigned blocks, unsigned threads, Lo
 /// writes one past the end; -1: thread 0 writes one before the start), then a barrier.
 SCANLAB_TEST_API void dynamic_shared_overflow(unsigned blocks, unsigned threads, int offset);
 SCANLAB_TEST_API int dynamic_overflow_barrier_line();
+/// One block of `threads` threads: thread t copies x[t + read_offset] to y[t + write_offset], with x
+/// and y of x_count and y_count ints between guard pages (emu::guard_array), as device buffers are.
+SCANLAB_TEST_API void guarded_copy(unsigned threads, unsigned x_count, long read_offset, unsigned y_count,
+                                   long write_offset);
 /// Per block, the sum of a 64-int __shared__ array of which only the first 32 elements were written.
 SCANLAB_TEST_API std::vector<int> unwritten_shared(unsigned blocks);
 /// Which static __shared__ array static_shared_overflow writes out of: one of the arrays of a kernel

@@ -367,7 +367,8 @@ class DeviceBuffer {
 #if defined(SCANLAB_BACKEND_CUDA)
     SCANLAB_CUDA_CHECK(cudaMalloc(&data_, bytes));
 #else
-    // 256-byte alignment, as cudaMalloc gives, between guard zones that every launch checks.
+    // Between guard pages that fault on any kernel access and guard bytes that every launch checks;
+    // 16-byte aligned, ending at the guard page (cudaMalloc gives 256: see scanlab/memory.hpp).
     data_ = static_cast<T*>(guarded_alloc(std::max<std::size_t>(n, 1), sizeof(T), device_));
     if (data_ == nullptr) throw Error("out of host memory allocating " + std::to_string(bytes) + " bytes");
 #endif

@@ -12,15 +12,18 @@ namespace scanlab {
 /// so an element that nothing wrote is recognisable (verification reports it as "never written").
 inline constexpr unsigned char kPoisonByte = 0xCD;
 
-/// cpu backend: "device" allocations are host memory between two guard zones of this many bytes,
-/// filled with kGuardByte; after every launch the harness checks them (check_device_guards), so a
-/// kernel that writes past either end of an array is reported instead of corrupting the heap.
+/// cpu backend: "device" allocations are host memory between two guard zones filled with
+/// kDeviceGuardByte, at least kDeviceGuardBytes before the array and up to 15 bytes after it (the padding
+/// to 16-byte alignment); after every launch the harness checks them (check_device_guards). Beyond
+/// them lie guard pages (PROT_NONE, up to 32 GiB on either side), registered with the emulator: a
+/// kernel's read or write there fails its launch with a "memory error:" naming the block, thread and
+/// line (common/emu/src/memory_fault.cpp). Under ASan and TSan, guard zones of kDeviceGuardBytes only.
 inline constexpr std::size_t kDeviceGuardBytes = 256;
 inline constexpr unsigned char kDeviceGuardByte = 0xFD;
 
-/// Allocates `count` elements of `element_size` bytes, 256-byte aligned, between guard zones, and
-/// registers them for check_device_guards, as memory of (modelled) device `device`. Returns null when
-/// out of memory.
+/// Allocates `count` elements of `element_size` bytes, 16-byte aligned (256 under the sanitizers),
+/// between guard zones, and registers them for check_device_guards, as memory of (modelled) device
+/// `device`. Returns null when out of memory.
 void* guarded_alloc(std::size_t count, std::size_t element_size, int device = 0);
 /// The device whose guarded allocation holds the byte at `p` (from its start to its last element), or
 /// -1 if none does (host memory).

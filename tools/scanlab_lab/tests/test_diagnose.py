@@ -136,6 +136,10 @@ class Messages(unittest.TestCase):
                         "not promise any order or concurrency of blocks",
             "memory error": "scanlab emu: stack overflow: kernel 'k', block 0, thread 3 ran past the end of its fiber "
                             "stack of 64 KiB (deep recursion or large local arrays)",
+            "timeout": "decoupled_lookback at n = 90000: kernel 'decoupled_lookback_scan_kernel', block 3: time limit: "
+                       "the launch ran 60.1 s, past its limit of 60 s, while thread 0 spins at an atomic or fence at "
+                       "decoupled_lookback.cuh:106 on tile statuses[2]; tile statuses when the launch stopped: 0-1 "
+                       "prefix, 2-43 nothing published",
         }
         for kind, text in cases.items():
             with self.subTest(kind=kind):
@@ -145,6 +149,11 @@ class Messages(unittest.TestCase):
         stuck = self.emulator("kernel 'k', block 0: deadlock: threads 0-31 wait in __shfl_up_sync at w.cuh:9 "
                               "(mask 0xffffffff) for lane 5; no thread can continue")
         self.assertEqual(stuck.kind, "deadlock")
+        # A read past a device array (emu/src/memory_fault.cpp): a memory error, never a crash.
+        fault = self.emulator("memory error: hierarchical_coarsened at n = 4097: kernel 'add_block_sums_kernel', block 1, thread 0 "
+                              "read past the end of a 4097-element array of 4-byte elements (element 4352 = N+255) in "
+                              "device memory at hierarchical_scan.cuh:48; look for an index that can reach n")
+        self.assertEqual(fault.kind, "memory error")
 
     def test_memory_errors_of_the_guard_zones(self):
         # 11.2 graded on the mutant shared_write_one_past (the emulator's guard zones): the grading
