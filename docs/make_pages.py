@@ -28,6 +28,10 @@ in the README, which a Git host does not show, mark what is generated:
         the bank conflicts of one block of LAYOUT (brent_kung or brent_kung_padded), counted from the
         shared-memory addresses the Brent-Kung trees used on the emulator (GENERATED/data/11.4.banks.json,
         scanlab_11_4_banks) as plots/make_plots.py counts them for the bank diagram
+  <!-- gen statuses SECTION setup|nearest|overtake -->tile 7 reads ...<!-- /gen -->
+        a sentence on the run of tile statuses that section's figure draws (GENERATED/data/11.8.statuses.json,
+        scanlab_11_8_statuses), in plots/make_plots.py's words (status_story): the run's shape, the widest
+        look-back and where it combined from, the tiles that finished before the tiles before them
   <!-- gen trace NAME --> ``` ... ``` <!-- /gen -->
         a trace of the example array (GENERATED/trace_NAME.txt, docs/run_trace.cmake)
   <!-- gen nav -->  links  <!-- /gen -->
@@ -837,6 +841,29 @@ class Expander:
         _, loads, stores = make_plots.bank_conflicts(doc, layout)
         return str(loads if words[1] == "load" else stores), None
 
+    def statuses(self, words, where):
+        """SECTION setup|nearest|overtake: a sentence on the run of tile statuses the section's figure
+        draws (GENERATED/data/11.8.statuses.json, scanlab_11_8_statuses), in plots/make_plots.py's
+        words (status_story), so that what the page says of the run is what the run did."""
+        parts = ("setup", "nearest", "overtake")
+        if len(words) != 2 or words[1] not in parts:
+            return None, f"gen statuses needs SECTION {'|'.join(parts)}"
+        path = os.path.join(self.generated, "data", "11.8.statuses.json")
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            return None, f"gen statuses: no status file ({path}: {e}; scanlab_11_8_statuses writes it)"
+        sys.path.insert(0, os.path.join(self.root, "plots"))
+        import make_plots  # (the figure's own reading of the run)
+        run = next((r for r in doc.get("runs", []) if r.get("section") == words[0]), None)
+        if run is None:
+            return None, f"gen statuses: {path} has no run of section {words[0]}"
+        text = make_plots.status_story(run)[words[1]]
+        if text is None:
+            return None, f"gen statuses: the run of section {words[0]} shows nothing for '{words[1]}'"
+        return text, None
+
     def trace(self, words, where):
         path = os.path.join(self.generated, f"trace_{words[0] if words else ''}.txt")
         if not os.path.isfile(path):
@@ -881,6 +908,8 @@ class Expander:
                 new, err = self.trace(rest, where)
             elif kind == "banks":
                 new, err = self.banks(rest, where)
+            elif kind == "statuses":
+                new, err = self.statuses(rest, where)
             elif kind == "nav" and section:
                 new, err = self.nav(section, for_page)
             elif kind == "sections":
@@ -894,7 +923,7 @@ class Expander:
                     new, err = match.group(2), None
             else:
                 new, err = None, f"unknown directive 'gen {match.group(1)}'"
-            if err and self.committed and kind in ("counts", "value", "work", "examples", "trace", "banks"):
+            if err and self.committed and kind in ("counts", "value", "work", "examples", "trace", "banks", "statuses"):
                 err, new = None, match.group(2)  # no runs in this build: the README's copy stands
             if err:
                 self.problems.add(where, err)

@@ -920,6 +920,55 @@ def turn_text(turn, unit="tile"):
     return f"{unit} {turn['tile']}: " + ", ".join(parts)
 
 
+def units(unit, tiles):
+    """'tile 3' or 'tiles 1-3'."""
+    return f"{unit}{'s' if len(tiles) > 1 else ''} {tiles_text(sorted(tiles))}"
+
+
+def status_story(run):
+    """What a run of statuses shows, in words (a page quotes them: docs/make_pages.py's `gen statuses`,
+    so no sentence about the run is typed): {"setup": "8 tiles of 128 elements and 4 blocks resident at
+    once", "nearest": the look-back that read the longest window, where it combined from, "overtake":
+    the tiles that published their inclusive prefix before a tile before them had, and whose aggregates
+    they used}. A sentence the run gives nothing for is None (the domino's flags have no aggregates)."""
+    unit = unit_of(run)
+    turns = status_turns(run)
+    story = {"setup": f"{run['tiles']} {unit}s of {run['tile_elements']} elements and {run['resident_blocks']} "
+                      f"blocks resident at once", "nearest": None, "overtake": None}
+    done = [t for t in turns if t["tile"] is not None and t["reads"] and any(s == "P" for _, s in t["writes"])]
+    if done:
+        widest = max(done, key=lambda t: len(t["reads"]))  # (the first of the widest)
+        seen = {tile: found[-1] for tile, found in widest["reads"].items()}
+        nearest = max((tile for tile, s in seen.items() if s == "P"), default=None)
+        if nearest is not None:
+            aggregates = sorted(tile for tile, s in seen.items() if tile > nearest and s == "A")
+            story["nearest"] = (f"{unit} {widest['tile']} reads {units(unit, seen)} at once and adds "
+                                f"{unit} {nearest}'s prefix and " +
+                                (f"the aggregates of {unit}s {tiles_text(aggregates)}" if aggregates
+                                 else "nothing before it"))
+    state = [None] * run["tiles"]
+    ahead, behind, used = [], set(), set()
+    for turn in turns:
+        for tile, status in turn["writes"]:
+            if status == "P":
+                waiting = {t for t in range(tile) if state[t] != "P"}
+                if waiting:
+                    ahead.append(tile)
+                    behind |= waiting
+                    used |= {t for t in waiting if turn["reads"].get(t, [None])[-1] == "A"}
+        state = turn["state"]
+    if ahead:
+        behind, used = sorted(behind), sorted(used)
+        one = len(ahead) == 1
+        story["overtake"] = (f"{units(unit, ahead)} {'publishes its' if one else 'publish their'} inclusive prefix "
+                             f"while {units(unit, behind)} still {'waits' if len(behind) == 1 else 'wait'} for "
+                             f"{'its' if len(behind) == 1 else 'their'} turn: {'it' if one else 'they'} used " +
+                             (f"that {unit}'s aggregate" if used == behind and len(behind) == 1 else
+                              f"those {unit}s' aggregates" if used == behind else
+                              f"the aggregates of {units(unit, used)}" if used else "no aggregate"))
+    return story
+
+
 def plot_statuses(run, out_dir, written):
     """Tiles across, the emulator's turns down (Merrill and Garland's picture): each tile's status
     after the turn (X not ready, A aggregate, P inclusive prefix; blank before its block took its
