@@ -644,16 +644,23 @@ class Measurements:
 # only shrink (a listed number no longer typed is an error too).
 TYPED_LIST = os.path.join("docs", "typed_numbers.txt")
 _NUMBER = r"\d+(?:\.\d+)?"
-TYPED = re.compile(rf"(?<![\w.^/=+-])(?P<numbers>{_NUMBER}(?:(?:,\s*|\s+and\s+|\s+to\s+|\s*/\s*|\s+or\s+){_NUMBER})*)"
+TYPED = re.compile(rf"(?<![\w.^/=+-])(?P<numbers>{_NUMBER}(?:(?:,\s*|\s+and\s+|\s+to\s+|\s*/\s*|\s+or\s+|\s*\.\.\s*)"
+                   rf"{_NUMBER})*)"
                    r"(?P<space>\s?)(?P<unit>us\b|µs|ms\b|GB/s|TB/s|%|x(?!\w))")
 UNIT_VALUES = {"us": ("us", 1), "µs": ("us", 1), "ms": ("us", 1000), "GB/s": ("GB/s", 1), "TB/s": ("GB/s", 1000),
                "%": ("%", 1), "x": ("x", 1)}
 
 
 def prose_of(text):
-    """The text with what is not typed prose blanked (lines kept): gen blocks, comments, code."""
-    for pattern in (GEN, re.compile(r"<!--.*?-->", re.S), re.compile(r"```.*?```", re.S), re.compile(r"`[^`\n]*`")):
-        text = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    """The text with what is not typed prose blanked (lines kept): gen blocks, comments, code. A
+    figure's caption (<!-- figure STEM caption -->) is prose: the page shows it."""
+    def blank(m):
+        return re.sub(r"[^\n]", " ", m.group(0))
+    text = GEN.sub(blank, text)
+    text = FIGURE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)[:m.start(2) - m.start(0)]) + m.group(2) +
+                      re.sub(r"[^\n]", " ", m.group(0)[m.end(2) - m.start(0):]), text)
+    for pattern in (re.compile(r"<!--.*?-->", re.S), re.compile(r"```.*?```", re.S), re.compile(r"`[^`\n]*`")):
+        text = pattern.sub(blank, text)
     return text
 
 

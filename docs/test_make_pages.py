@@ -145,7 +145,9 @@ def typed_numbers():
         cases = [("Took 3.00 us by hand.", "'3.00 us'"), ("The copy took 2.4us.", "'2.4us'"),
                  ("It reached 80% of the copy.", "'80%'"), ("1.25x the copy's time", "'1.25x'"),
                  ("at 1.4 TB/s", "'1.4 TB/s'"), ("DRAM at 79.1% of the peak", "'79.1%'"),
-                 ("| b | guessed 3.0 us | x |", "'3.0 us'"), ("3.0 and 2.4 us", "'3.0 and 2.4 us'")]
+                 ("| b | guessed 3.0 us | x |", "'3.0 us'"), ("from 2.4 .. 3.0 us", "'2.4 .. 3.0 us'"),
+                 ("<!-- figure fig_a The kernel at 80% of the copy. -->", "'80%'"),  # (a caption is on the page)
+                 ("3.0 and 2.4 us", "'3.0 and 2.4 us'")]  # (last: the checks below keep it on the page)
         for text, expect in cases:
             write(page, clean + text + "\n")
             r = run(root, "", "--typed")
