@@ -206,6 +206,13 @@ def check_trace(doc, path):
             need(frame, "launch", int, path, fw)
             need(frame, "step", int, path, fw)
             need(frame, "name", str, path, fw)
+            need(frame, "label", str, path, fw)  # the step's name (common/src/trace_labels.cpp)
+            for c in need(frame, "combos", list, path, fw):  # and how it was made
+                if (not isinstance(c, dict) or c.get("kind") not in ("copy", "combine") or not isinstance(c.get("target"), int)
+                        or not (isinstance(c.get("left"), list) and len(c["left"]) == 2)
+                        or not (c.get("right") is None or isinstance(c["right"], list) and len(c["right"]) == 2)):
+                    raise PlotError(f"{path}: {fw}: each combination is {{kind: copy|combine, target, left: [frame, i], "
+                                    f"right: [frame, i] or null}}, got {c}")
             values = need(frame, "values", list, path, fw)
             if not all(isinstance(v, str) for v in values):
                 raise PlotError(f"{path}: {fw}: 'values' must be strings")
@@ -489,12 +496,11 @@ def cell_text(run):
     return f"x{lo}" if lo == hi else f"x{lo}..\n{hi}" if hi - lo >= 1 else ""
 
 
-# What a trace figure draws, found in the values alone (x[i] = 2^i, so a value says which inputs it
-# sums): per barrier, each traced array that changed is a row; each changed cell is explained as a
-# combination (its right operand: the cell's old value or a cell of another array ending at the same
-# input; its left operand: the cell that sums the inputs just before) or a copy; and the row's label
-# says the step by its stride, or by its phase, as the book's figures do.
-PLACE_ORDER = ("previous", "other", "chain")  # where a left operand is looked for, on a tie
+# What a trace figure draws: per barrier, each traced array that changed is a row, and each changed
+# cell has its arrows: its left and right operands, or the cell it was copied from. Which cells were
+# combined, and the step's name (stride or phase), come with each frame of the trace file: the emulator's
+# run named them (common/src/trace_labels.cpp, from the values alone: x[i] = 2^i, so a value says which
+# inputs it sums), the one source of these names, which the console's --trace prints too.
 
 
 def covers(d):
@@ -504,34 +510,39 @@ def covers(d):
 def trace_rows(run):
     """The rows of a trace figure: the input, then each traced array each time a barrier shows it
     changed (the coarsened scan's XY and totals each get rows), then the output if it differs from
-    the last full row. Each row: {label, array, values, decoded, where, launch, before, combos}
-    (combos: trace_combos), its label from step_labels."""
+    the last full row. Each row: {label, step, array, values, decoded, where, launch, before, combos},
+    combos as the frame gives them ({kind, target, left: (row, j), right: (row, j) or None}), its label
+    from step_labels."""
     n = run["n"]
     inputs = [str(v) for v in run["input"]]
     rows = [{"label": "x (input)", "array": "x", "values": inputs, "decoded": [decode(v, n) for v in inputs],
              "where": "", "launch": -1, "before": None, "combos": []}]
-    state = {}  # (launch, array) -> the index of its latest row
-    groups = {}
-    for f in run["frames"]:
-        groups.setdefault((f["launch"], f["step"]), []).append(f)
-    for (launch, _), group in sorted(groups.items()):
-        for f in group:
-            key, values = (launch, f["name"]), f["values"]
-            if all(v == "?" for v in values):
-                continue
-            before = state.get(key)
-            if before is not None and rows[before]["values"] == values:
-                continue
-            if before is None and values == inputs:
-                state[key] = 0  # the load: the input row shows it
-                continue
-            row = {"label": "", "array": f["name"], "values": values, "decoded": [decode(v, n) for v in values],
-                   "where": f.get("where", ""), "launch": launch, "before": before}
-            rows.append(row)
-            others = sorted({k for (lch, name), k in state.items() if name != f["name"] and lch == launch} | {0},
-                            reverse=True)  # the other arrays' latest rows, the most recent first; the input last
-            row["combos"] = trace_combos(rows, len(rows) - 1, others)
-            state[key] = len(rows) - 1
+    state = {}     # (launch, block, array) -> the index of its latest row
+    row_of = {-1: 0}  # a frame's index in run["frames"] -> the row that shows its state (-1: the input)
+    for fi, f in enumerate(run["frames"]):
+        key, values = (f["launch"], f.get("block", 0), f["name"]), f["values"]
+        if all(v == "?" for v in values):
+            continue
+        before = state.get(key)
+        if before is not None and rows[before]["values"] == values:
+            row_of[fi] = before
+            continue
+        if before is None and values == inputs:
+            state[key] = row_of[fi] = 0  # the load: the input row shows it
+            continue
+        rows.append({"label": "", "step": f["label"], "array": f["name"], "values": values,
+                     "decoded": [decode(v, n) for v in values], "where": f.get("where", ""), "launch": f["launch"],
+                     "before": before, "frame_combos": f.get("combos", [])})
+        state[key] = row_of[fi] = len(rows) - 1
+    for r, row in enumerate(rows[1:], 1):
+        row["combos"] = []
+        for c in row.pop("frame_combos"):
+            try:
+                left = (row_of[c["left"][0]], c["left"][1])
+                right = None if c["right"] is None else (row_of[c["right"][0]], c["right"][1])
+            except (KeyError, TypeError, IndexError):
+                raise PlotError(f"run {run['algorithm']} n = {n}: a combination names a frame that shows no state: {c}")
+            row["combos"].append({"kind": c["kind"], "target": c["target"], "left": left, "right": right})
     out = [str(v) for v in run["output"]]
     last_full = next(r for r in reversed(rows) if len(r["values"]) >= n)
     if out != last_full["values"][:n]:
@@ -541,101 +552,17 @@ def trace_rows(run):
     return rows
 
 
-def trace_combos(rows, r, others):
-    """How row r's changed cells were made: [{kind: "copy" or "combine", target: i, place, left: (row, j),
-    right: (row, j)}] (a copy has its source as left). A left operand may be in the array's previous
-    row ("previous"), in another array's latest row ("other"), or earlier in the same row ("chain": a
-    thread's sequential loop); the data alone may allow more than one, so the place that explains the
-    most cells of the row is taken for all (a step is one line of code), ties in PLACE_ORDER."""
-    row = rows[r]
-    before = row["before"]
-    previous = rows[before]["decoded"] if before is not None else []
-    options = {}
-    for i, d in enumerate(row["decoded"]):
-        old = previous[i] if i < len(previous) else None
-        if not covers(d) or d == old:
-            continue
-        copy = next(((k, j) for k in others for j, s in enumerate(rows[k]["decoded"]) if s == d), None)
-        if copy and not (covers(old) and old[1] == d[1] and old[0] > d[0]):
-            options[i] = [{"kind": "copy", "target": i, "place": "copy", "left": copy, "right": None}]
-            continue
-        rights = []
-        if covers(old) and old[1] == d[1] and old[0] > d[0]:
-            rights.append((before, i))
-        rights += sorted(((k, j) for k in others for j, s in enumerate(rows[k]["decoded"])
-                          if covers(s) and s[1] == d[1] and s[0] > d[0]), key=lambda kj: (kj[1] != i, -kj[0]))
-        found = []
-        for rk, rj in rights:
-            want = (d[0], rows[rk]["decoded"][rj][0] - 1)
-            places = [("previous", before, j) for j in range(len(previous))] if before is not None else []
-            places += [("other", k, j) for k in others for j in range(len(rows[k]["decoded"]))]
-            places += [("chain", r, j) for j in range(i)]
-            for place, k, j in places:
-                if rows[k]["decoded"][j] == want:
-                    found.append({"kind": "combine", "target": i, "place": place, "left": (k, j), "right": (rk, rj)})
-            if found:
-                break
-        if found:
-            options[i] = found
-    count = {p: sum(any(o["place"] == p for o in opts) for opts in options.values()) for p in PLACE_ORDER}
-    # A step of one stride reads its left operands one stride back; where the array's previous row
-    # explains the cells only at many different distances and another array explains as many (the
-    # coarsened scan's phase 3 with two subsections: XY[7] and totals[0] hold the same sum), the
-    # other array is the step's source.
-    strides = {o["target"] - o["left"][1] for opts in options.values() for o in opts if o["place"] == "previous"}
-    order = ("other", "previous", "chain") if len(strides) > 2 else PLACE_ORDER
-    rank = sorted(PLACE_ORDER, key=lambda p: (-count[p], order.index(p)))
-    combos = []
-    for i, opts in sorted(options.items()):
-        best = min(opts, key=lambda o: (rank.index(o["place"]) if o["place"] in rank else -1,
-                                        abs(o["left"][1] - i)))
-        combos.append(best)
-    return combos
-
-
-def stride_of(rows, combo):
-    """The distance between a combination's operands, in the array's own indices (a chain's is 1)."""
-    return combo["target"] - combo["left"][1]
-
-
 def step_labels(run, rows):
-    """Each row's label: its step by stride or phase, as the book names them, and where the emulator
-    saw it (the barrier's line in the kernel file, which the page's code shows in its margin).
-    Brent-Kung: the reduction tree (each result sums 2 x stride inputs) and the reverse tree; the
-    coarsened scan: phase 1 (each thread's sequential scan, and the subsection totals), phase 2 (the
-    scan of the totals, by stride) and phase 3 (each subsection takes the totals before it); any other:
-    the stride. A run of several launches names the launch."""
-    algorithm = run["algorithm"]
+    """Each row's label: its step by stride or phase, as the emulator's run named it (the frame's
+    "label": common/src/trace_labels.cpp, the one source of these names, which the console's --trace
+    and the pages' text traces print too), and where the emulator saw it (the barrier's line in the
+    kernel file, which the page's code shows in its margin). A run of several launches names the
+    launch."""
     launches = len({r["launch"] for r in rows if r["launch"] >= 0})
     for row in rows[1:]:
         if row["label"]:
             continue
-        combos = row["combos"]
-        joins = [c for c in combos if c["kind"] == "combine"]
-        places = {c["place"] for c in joins}
-        strides = sorted({stride_of(rows, c) for c in joins if c["place"] == "previous"})
-        stride = "stride " + ", ".join(str(s) for s in strides) if strides else ""
-        if not joins and combos:
-            what = "the load" if all(c["left"][0] == 0 for c in combos) else "copies"
-        elif not joins:
-            what = "changed"
-        elif algorithm.startswith("coarsened"):
-            if places == {"chain"} or "chain" in places and row["array"] != "totals":
-                what = "phase 1: each thread's scan"
-            elif "other" in places and row["array"] != "totals":
-                what = "phase 3: the totals before"
-            else:
-                what = f"phase 2, {stride}" if stride else "phase 2"
-        elif algorithm.startswith("brent_kung") and stride:
-            pairs = all(c["left"] is not None and (row["decoded"][c["target"]][1] - row["decoded"][c["target"]][0] + 1)
-                        == 2 * stride_of(rows, c) for c in joins)
-            what = f"{'reduction tree' if pairs else 'reverse tree'}, {stride}"
-        elif places == {"chain"}:
-            what = "sequential scan"
-        else:
-            what = stride or "combined"
-        if algorithm.startswith("coarsened") and not joins and combos and row["array"] == "totals":
-            what = "phase 1: the totals"
+        what = row["step"]
         where = re.match(r"^.*:(\d+)$", row["where"] or "")
         seen = f"barrier, line {where.group(1)}" if where else (row["where"] or "").replace("end of", "end of the")
         head = f"launch {row['launch'] + 1}: " if launches > 1 else ""
