@@ -96,6 +96,7 @@ import argparse
 import glob
 import html
 import json
+import math
 import os
 import re
 import sys
@@ -959,6 +960,12 @@ class Expander:
                 return ""  # drawn from the emulator's runs, which this build does not make
             self.problems.add(where, f"figure {stem}.png was not drawn into {self.figures} (plots/make_plots.py)")
             return ""
+        min_width = None
+        try:
+            with open(os.path.join(self.figures, stem + ".size"), encoding="utf-8") as f:
+                min_width = min_width_px(json.load(f))
+        except (OSError, ValueError):
+            pass  # (a figure drawn before make_plots.py wrote sizes: shown at the column's width)
         generated = os.path.join(self.figures, stem + ".caption")
         if os.path.isfile(generated):
             with open(generated, encoding="utf-8") as f:
@@ -967,8 +974,8 @@ class Expander:
                 if re.search(rf"\b{word}\b", caption) and prefix not in drawn:
                     self.problems.add(where, f"the caption of {stem} names {word}, which the figure does not draw "
                                              f"({drawn[:120]}...)")
-            return image_html(stem + ".png", caption, f"{caption} {drawn}")
-        return image_html(stem + ".png", caption, caption)
+            return image_html(stem + ".png", caption, f"{caption} {drawn}", min_width, drawn=True)
+        return image_html(stem + ".png", caption, caption, min_width, drawn=True)
 
 
 # ---- questions with answers -----------------------------------------------------------------------
@@ -1064,11 +1071,31 @@ def caption_html(text):
     return re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", out)
 
 
-def image_html(src, alt, caption):
-    """The figure as a raw HTML block for Doxygen: alt text, a link to the full-size image."""
+SMALLEST_TEXT_PX = 10  # no text of a figure is shown smaller than this
+
+
+def min_width_px(size):
+    """How narrow a figure may be shown so that its smallest text stays SMALLEST_TEXT_PX high, from
+    make_plots.py's STEM.size ({width_px, smallest_text_px}); None without one."""
+    try:
+        width, text = float(size["width_px"]), float(size["smallest_text_px"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if width <= 0 or text <= 0:
+        return None
+    return int(math.ceil(min(width, width * SMALLEST_TEXT_PX / text)))
+
+
+def image_html(src, alt, caption, min_width=None, drawn=False):
+    """The figure as a raw HTML block for Doxygen: alt text, a link to the full-size image. A figure
+    make_plots.py drew (drawn) sits in a div.scanlab-figure and is never shown narrower than min_width
+    (a narrower column scrolls it: scanlab.css; docs/check_site.py checks that it has one)."""
     alt = html.escape(re.sub(r"[`*]", "", " ".join(alt.split())), quote=True)
     src = html.escape(src, quote=True)
-    return (f'\n\\htmlonly[block]<div class="image"><a href="{src}"><img src="{src}" alt="{alt}"/></a>'
+    style = f' style="min-width: {min_width}px"' if min_width else ""
+    link = f'<a href="{src}"><img src="{src}" alt="{alt}"{style}/></a>'
+    return (f'\n\\htmlonly[block]<div class="image">' +
+            (f'<div class="scanlab-figure">{link}</div>' if drawn else link) +
             f'<div class="caption">{caption_html(caption)} <a class="fullsize" href="{src}">Full-size image</a>'
             f'</div></div>\\endhtmlonly\n')
 

@@ -260,11 +260,28 @@ def read_run(path):
 
 # ---- drawing --------------------------------------------------------------------------------------
 
+PNG_DPI = 130
+
+
+def smallest_text_pt(fig):
+    """The size in points of the smallest text the figure shows (titles, labels, ticks, legends, cells)."""
+    from matplotlib.text import Text
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    return min(sizes) if sizes else 10.0
+
+
 def save(fig, out_dir, stem, written):
+    """STEM.png and STEM.svg, and STEM.size: the PNG's width in pixels and its smallest text's height in
+    them, from which a page sets how narrow the figure may be shown (docs/make_pages.py: no text under
+    10 px as displayed; a narrower screen scrolls the figure)."""
     for ext in ("png", "svg"):
         path = os.path.join(out_dir, f"{stem}.{ext}")
-        fig.savefig(path, dpi=130 if ext == "png" else None, bbox_inches="tight")
+        fig.savefig(path, dpi=PNG_DPI if ext == "png" else None, bbox_inches="tight")
         written.append(path)
+    with open(os.path.join(out_dir, f"{stem}.png"), "rb") as f:
+        width = int.from_bytes(f.read(24)[16:20], "big")  # (the PNG's IHDR: width, then height)
+    with open(os.path.join(out_dir, f"{stem}.size"), "w", encoding="utf-8") as f:
+        json.dump({"width_px": width, "smallest_text_px": round(smallest_text_pt(fig) * PNG_DPI / 72, 2)}, f)
     import matplotlib.pyplot as plt
     plt.close(fig)
 
@@ -327,7 +344,9 @@ def plot_work(doc, source_note, out_dir, written):
         data = {name: [r for r in rows if r["n"] <= parallel_max] for name, rows in data.items()}
     if not data:
         raise PlotError("the work file has no verified row to draw")
-    fig, (ax, ax_ratio) = plt.subplots(1, 2, figsize=(14, 8))
+    # One panel above the other, 8.5 inches wide: a page column of 840 px shows its smallest text (10 pt)
+    # at 13 px (docs/make_pages.py sets the width below which the page scrolls it instead).
+    fig, (ax, ax_ratio) = plt.subplots(2, 1, figsize=(8.5, 13))
     n_all = sorted({r["n"] for rows in data.values() for r in rows})
     n_lo, n_hi = max(2, min(n_all)), max(n_all)
     grid = [n_lo * (n_hi / n_lo) ** (k / 200) for k in range(201)]
@@ -377,11 +396,13 @@ def plot_work(doc, source_note, out_dir, written):
     ax_ratio.set_ylabel("work / (N - 1)")
     ax_ratio.set_title("Times the sequential scan's work: Kogge-Stone ~ log2 N, Brent-Kung < 2", fontsize=10)
     ax_ratio.axhline(2, color=COLOURS["brent_kung"], lw=0.8, ls=":")
-    fig.subplots_adjust(bottom=0.34, top=0.86, wspace=0.22)
-    fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=8, frameon=False,
+    fig.subplots_adjust(bottom=0.25, top=0.91, hspace=0.28)
+    fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=10, frameon=False,
                bbox_to_anchor=(0.5, 0.0))
-    fig.suptitle(f"Section 11.3: work efficiency{source_note}\nHollow markers: N is not a power of two; the "
-                 "kernel pads its section to one with the identity, and works on the padding too", fontsize=10)
+    import textwrap
+    fig.suptitle("\n".join(textwrap.wrap(f"Section 11.3: work efficiency{source_note}", 90)) + "\n" + "\n".join(
+        textwrap.wrap("Hollow markers: N is not a power of two; the kernel pads its section to one with the "
+                      "identity, and works on the padding too", 90)), fontsize=10)
     save(fig, out_dir, "work_vs_n", written)
 
 
@@ -407,8 +428,9 @@ def plot_steps(doc, source_note, out_dir, written):
                for rows in data.values() for r in rows for p in doc["p"])
     ps = doc["p"]
     shown = [p for p in (32, 128, 1024) if p in ps] or ps[:3]
-    fig, axes = plt.subplots(1, len(shown), figsize=(6.0 * len(shown), 7.0), squeeze=False)
-    axes = axes[0]
+    # The panels one above another, 8.5 inches wide (as work_vs_n: 10-pt text at 13 px in an 840-px column).
+    fig, axes = plt.subplots(len(shown), 1, figsize=(8.5, 4.3 * len(shown) + 4.6), squeeze=False)
+    axes = axes[:, 0]
     for ax, p in zip(axes, shown):
         key = str(p)
         per_family = {}
@@ -442,7 +464,7 @@ def plot_steps(doc, source_note, out_dir, written):
                 where = {"kogge_stone": (0.04, 0.80), "brent_kung": (0.70, 0.22), "coarsened": (0.04, 0.55)}
                 name = {"kogge_stone": "Kogge-Stone", "brent_kung": "Brent-Kung"}.get(family, family)
                 ax.annotate(f"{name}, {ex.get('measured_threads', '?')} threads\n{text}", (ex["n"], ex["book"]),
-                            xytext=where.get(family, (0.05, 0.5)), textcoords="axes fraction", fontsize=8,
+                            xytext=where.get(family, (0.05, 0.5)), textcoords="axes fraction", fontsize=10,
                             color=colour, arrowprops=dict(arrowstyle="->", color=colour, lw=0.8))
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
@@ -451,15 +473,17 @@ def plot_steps(doc, source_note, out_dir, written):
         ax.set_title(f"P = {p} execution units")
         ax.grid(True, which="both", alpha=0.25)
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.subplots_adjust(bottom=0.24, top=0.83, wspace=0.22)
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False, bbox_to_anchor=(0.5, 0.0))
-    fig.suptitle(f"Section 11.3: steps on P execution units{source_note}\n"
-                 "steps = sum over barrier intervals of ceil(active / P) x (most applications by one thread); "
-                 "active = threads applying (solid) or 32 x warps applying (dashed)\n"
-                 "dotted: the book's estimate (work / P, at least the steps with unlimited units); "
-                 "stars: the book's worked examples (1024 elements, P = 32)"
-                 + ("\ndashed lies on solid: these kernels keep their applying threads packed in whole warps"
-                    if same else ""), fontsize=9.5)
+    import textwrap
+    fig.subplots_adjust(bottom=0.14, top=0.9, hspace=0.3)
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=10, frameon=False, bbox_to_anchor=(0.5, 0.0))
+    lines = [f"Section 11.3: steps on P execution units{source_note}",
+             "steps = sum over barrier intervals of ceil(active / P) x (most applications by one thread); "
+             "active = threads applying (solid) or 32 x warps applying (dashed)",
+             "dotted: the book's estimate (work / P, at least the steps with unlimited units); "
+             "stars: the book's worked examples (1024 elements, P = 32)"]
+    if same:
+        lines.append("dashed lies on solid: these kernels keep their applying threads packed in whole warps")
+    fig.suptitle("\n".join(w for line in lines for w in textwrap.wrap(line, 90)), fontsize=10)
     save(fig, out_dir, "steps_vs_n", written)
 
 
@@ -733,11 +757,11 @@ def plot_banks(doc, out_dir, written):
             for lane, left, right, write in lanes:
                 b = write % banks
                 ax.add_patch(Rectangle((lane, y), 0.94, 0.9, facecolor=colours[b], edgecolor="#555555", lw=0.4))
-                ax.text(lane + 0.47, y + 0.45, str(b), ha="center", va="center", fontsize=7.5)
+                ax.text(lane + 0.47, y + 0.45, str(b), ha="center", va="center", fontsize=8.5)
             ax.text(32.4, y + 0.45, f"{worst}-way  +{ld} / +{st}", ha="left", va="center", fontsize=10.5,
                     color="#b22222" if worst > 2 else "#333333")
         for lane in range(32):
-            ax.text(lane + 0.47, 1.05, str(lane), ha="center", va="bottom", fontsize=8, color="#555555")
+            ax.text(lane + 0.47, 1.05, str(lane), ha="center", va="bottom", fontsize=8.5, color="#555555")
         ax.text(32.4, 1.05, "worst, extra ld / st", ha="left", va="bottom", fontsize=10, color="#555555")
         ax.set_xlim(-10.5, 41.5)
         ax.set_ylim(-rows - 0.2, 2.2)
@@ -1283,7 +1307,7 @@ def application_figure(run):
     import matplotlib.pyplot as plt
     dtypes = sorted((t for t in run.types if any(run.points(a, t) for a in APPLICATIONS)),
                     key=lambda t: (t != "int32", t))
-    fig, axes = plt.subplots(2 * len(dtypes), len(APPLICATION_PANELS), figsize=(13, 1.2 + 8 * len(dtypes)),
+    fig, axes = plt.subplots(2 * len(dtypes), len(APPLICATION_PANELS), figsize=(11, 1.2 + 8 * len(dtypes)),
                              squeeze=False, gridspec_kw={"height_ratios": [1.5, 1] * len(dtypes)})
     drawn, apart, off, legend = [], [], [], {}
     for row, dtype in enumerate(dtypes):
@@ -1309,8 +1333,9 @@ def application_figure(run):
                 off += [(f"{a} ({dtype})", r) for a, r in above]
     fig.suptitle(f"Section 11.9 against CUB: GB/s against n (log-log), and the time over CUB's at the same n "
                  f"(linear, lower is faster)\n{run.device_text()}, {run.days_text()}", fontsize=12)
-    fig.tight_layout(rect=(0, 0, 1, 1 - 1.6 / (1.2 + 8 * len(dtypes))))
-    fig.legend(list(legend.values()), list(legend.keys()), loc="upper center", ncol=3, fontsize=LEGEND_SIZE + 1,
+    # (two columns of legend: three would make the figure wider than a page shows at 10-px text)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 1.85 / (1.2 + 8 * len(dtypes))))
+    fig.legend(list(legend.values()), list(legend.keys()), loc="upper center", ncol=2, fontsize=LEGEND_SIZE + 1,
                bbox_to_anchor=(0.5, 1 - 0.75 / (1.2 + 8 * len(dtypes))), frameon=False)
     algorithms = list(dict.fromkeys(a for a, _ in drawn))
     parts = [f"One run, {run.rel}: {run.summary(algorithms)}."]
