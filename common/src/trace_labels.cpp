@@ -282,11 +282,12 @@ std::vector<std::vector<TraceStep>> trace_steps(std::string_view algorithm, std:
   std::vector<std::vector<TraceStep>> steps;
   std::vector<std::string> inputs;
   for (std::size_t i = 0; i < n && i < 64; ++i) inputs.push_back(std::to_string(1ull << i));
-  for (const LaunchStats& launch : launches) {
-    std::vector<TraceStep>& out = steps.emplace_back(launch.trace.size());
+  for (std::size_t l = 0; l < launches.size(); ++l) {
+    const std::vector<TraceFrame>& trace = launches[l].trace;
+    std::vector<TraceStep>& out = steps.emplace_back(trace.size());
     // Each block by itself, its frames in step order (a block's frames are recorded in that order).
     std::map<std::uint32_t, std::vector<std::size_t>> blocks;
-    for (std::size_t f = 0; f < launch.trace.size(); ++f) blocks[launch.trace[f].block].push_back(f);
+    for (std::size_t f = 0; f < trace.size(); ++f) blocks[trace[f].block].push_back(f);
     for (const auto& [block, frames] : blocks) {
       std::vector<Row> rows(1);
       rows[0].array = "x";
@@ -296,7 +297,7 @@ std::vector<std::vector<TraceStep>> trace_steps(std::string_view algorithm, std:
       // Per array, its data elements: those that hold a sum of inputs in some frame of this block.
       std::map<std::string, std::vector<long>> logical;
       for (std::size_t f : frames) {
-        const TraceFrame& frame = launch.trace[f];
+        const TraceFrame& frame = trace[f];
         std::vector<long>& data = logical[frame.name];
         data.resize(std::max(data.size(), frame.values.size()), -1);
         for (std::size_t i = 0; i < frame.values.size(); ++i) {
@@ -309,7 +310,7 @@ std::vector<std::vector<TraceStep>> trace_steps(std::string_view algorithm, std:
       }
       std::map<std::string, std::size_t> state;  // array -> its latest row
       for (std::size_t f : frames) {
-        const TraceFrame& frame = launch.trace[f];
+        const TraceFrame& frame = trace[f];
         if (std::all_of(frame.values.begin(), frame.values.end(), [](const std::string& v) { return v == "?"; })) {
           out[f].label = "not written yet";
           continue;
