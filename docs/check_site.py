@@ -2,6 +2,8 @@
 """Checks the built Doxygen site (ctest docs.site, after docs.build) as a reader meets it:
 
 - every <img> has alt text, and the image it shows is in the site;
+- every figure a section page draws (in a div.scanlab-figure) links to its full-size image and has a
+  min-width, so that its smallest text is never shown under 10 px (make_pages.py's min_width_px);
 - every section page (sec_11_*.html, one per line of chapters/sections.txt) shows its questions with
   their answers: at least 3 <details> blocks, each with a <summary>, closed (no `open`) and holding
   the answer's text, none cut off by a paragraph (Doxygen 1.9 would close one that a paragraph
@@ -16,6 +18,8 @@ import re
 import sys
 
 IMG = re.compile(r"<img\b[^>]*>", re.I)
+# A figure of make_plots.py on a page: its image inside a link to the same file.
+FIGURE = re.compile(r'<div class="scanlab-figure"><a href="([^"]+)">(<img\b[^>]*>)</a>', re.I)
 DETAILS = re.compile(r"<details\b([^>]*)>(.*?)</details>", re.S | re.I)
 
 
@@ -40,6 +44,9 @@ def main(argv=None):
             if src and not re.match(r"^[a-z]+:", src.group(1)) and \
                     not os.path.isfile(os.path.join(a.html, src.group(1).split("#")[0])):
                 problems.append(f"{name}: {src.group(1)} is not in the site")
+        for src, tag in FIGURE.findall(text):
+            if not re.search(r'\bstyle="min-width: *[0-9]+px"', tag):
+                problems.append(f"{name}: the figure {src} has no min-width (its text would shrink with the column)")
     with open(os.path.join(a.root, "chapters", "sections.txt"), encoding="utf-8") as f:
         folders = [line.split()[0] for line in f if line.strip() and not line.startswith("#")]
     for folder in folders:

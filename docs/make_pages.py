@@ -28,6 +28,10 @@ in the README, which a Git host does not show, mark what is generated:
         the bank conflicts of one block of LAYOUT (brent_kung or brent_kung_padded), counted from the
         shared-memory addresses the Brent-Kung trees used on the emulator (GENERATED/data/11.4.banks.json,
         scanlab_11_4_banks) as plots/make_plots.py counts them for the bank diagram
+  <!-- gen statuses SECTION setup|nearest|overtake -->tile 7 reads ...<!-- /gen -->
+        a sentence on the run of tile statuses that section's figure draws (GENERATED/data/11.8.statuses.json,
+        scanlab_11_8_statuses), in plots/make_plots.py's words (status_story): the run's shape, the widest
+        look-back and where it combined from, the tiles that finished before the tiles before them
   <!-- gen trace NAME --> ``` ... ``` <!-- /gen -->
         a trace of the example array (GENERATED/trace_NAME.txt, docs/run_trace.cmake)
   <!-- gen nav -->  links  <!-- /gen -->
@@ -92,6 +96,7 @@ import argparse
 import glob
 import html
 import json
+import math
 import os
 import re
 import sys
@@ -640,16 +645,23 @@ class Measurements:
 # only shrink (a listed number no longer typed is an error too).
 TYPED_LIST = os.path.join("docs", "typed_numbers.txt")
 _NUMBER = r"\d+(?:\.\d+)?"
-TYPED = re.compile(rf"(?<![\w.^/=+-])(?P<numbers>{_NUMBER}(?:(?:,\s*|\s+and\s+|\s+to\s+|\s*/\s*|\s+or\s+){_NUMBER})*)"
+TYPED = re.compile(rf"(?<![\w.^/=+-])(?P<numbers>{_NUMBER}(?:(?:,\s*|\s+and\s+|\s+to\s+|\s*/\s*|\s+or\s+|\s*\.\.\s*)"
+                   rf"{_NUMBER})*)"
                    r"(?P<space>\s?)(?P<unit>us\b|µs|ms\b|GB/s|TB/s|%|x(?!\w))")
 UNIT_VALUES = {"us": ("us", 1), "µs": ("us", 1), "ms": ("us", 1000), "GB/s": ("GB/s", 1), "TB/s": ("GB/s", 1000),
                "%": ("%", 1), "x": ("x", 1)}
 
 
 def prose_of(text):
-    """The text with what is not typed prose blanked (lines kept): gen blocks, comments, code."""
-    for pattern in (GEN, re.compile(r"<!--.*?-->", re.S), re.compile(r"```.*?```", re.S), re.compile(r"`[^`\n]*`")):
-        text = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    """The text with what is not typed prose blanked (lines kept): gen blocks, comments, code. A
+    figure's caption (<!-- figure STEM caption -->) is prose: the page shows it."""
+    def blank(m):
+        return re.sub(r"[^\n]", " ", m.group(0))
+    text = GEN.sub(blank, text)
+    text = FIGURE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)[:m.start(2) - m.start(0)]) + m.group(2) +
+                      re.sub(r"[^\n]", " ", m.group(0)[m.end(2) - m.start(0):]), text)
+    for pattern in (re.compile(r"<!--.*?-->", re.S), re.compile(r"```.*?```", re.S), re.compile(r"`[^`\n]*`")):
+        text = pattern.sub(blank, text)
     return text
 
 
@@ -837,6 +849,29 @@ class Expander:
         _, loads, stores = make_plots.bank_conflicts(doc, layout)
         return str(loads if words[1] == "load" else stores), None
 
+    def statuses(self, words, where):
+        """SECTION setup|nearest|overtake: a sentence on the run of tile statuses the section's figure
+        draws (GENERATED/data/11.8.statuses.json, scanlab_11_8_statuses), in plots/make_plots.py's
+        words (status_story), so that what the page says of the run is what the run did."""
+        parts = ("setup", "nearest", "overtake")
+        if len(words) != 2 or words[1] not in parts:
+            return None, f"gen statuses needs SECTION {'|'.join(parts)}"
+        path = os.path.join(self.generated, "data", "11.8.statuses.json")
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            return None, f"gen statuses: no status file ({path}: {e}; scanlab_11_8_statuses writes it)"
+        sys.path.insert(0, os.path.join(self.root, "plots"))
+        import make_plots  # (the figure's own reading of the run)
+        run = next((r for r in doc.get("runs", []) if r.get("section") == words[0]), None)
+        if run is None:
+            return None, f"gen statuses: {path} has no run of section {words[0]}"
+        text = make_plots.status_story(run)[words[1]]
+        if text is None:
+            return None, f"gen statuses: the run of section {words[0]} shows nothing for '{words[1]}'"
+        return text, None
+
     def trace(self, words, where):
         path = os.path.join(self.generated, f"trace_{words[0] if words else ''}.txt")
         if not os.path.isfile(path):
@@ -881,6 +916,8 @@ class Expander:
                 new, err = self.trace(rest, where)
             elif kind == "banks":
                 new, err = self.banks(rest, where)
+            elif kind == "statuses":
+                new, err = self.statuses(rest, where)
             elif kind == "nav" and section:
                 new, err = self.nav(section, for_page)
             elif kind == "sections":
@@ -894,7 +931,7 @@ class Expander:
                     new, err = match.group(2), None
             else:
                 new, err = None, f"unknown directive 'gen {match.group(1)}'"
-            if err and self.committed and kind in ("counts", "value", "work", "examples", "trace", "banks"):
+            if err and self.committed and kind in ("counts", "value", "work", "examples", "trace", "banks", "statuses"):
                 err, new = None, match.group(2)  # no runs in this build: the README's copy stands
             if err:
                 self.problems.add(where, err)
@@ -923,6 +960,12 @@ class Expander:
                 return ""  # drawn from the emulator's runs, which this build does not make
             self.problems.add(where, f"figure {stem}.png was not drawn into {self.figures} (plots/make_plots.py)")
             return ""
+        min_width = None
+        try:
+            with open(os.path.join(self.figures, stem + ".size"), encoding="utf-8") as f:
+                min_width = min_width_px(json.load(f))
+        except (OSError, ValueError):
+            pass  # (a figure drawn before make_plots.py wrote sizes: shown at the column's width)
         generated = os.path.join(self.figures, stem + ".caption")
         if os.path.isfile(generated):
             with open(generated, encoding="utf-8") as f:
@@ -931,8 +974,8 @@ class Expander:
                 if re.search(rf"\b{word}\b", caption) and prefix not in drawn:
                     self.problems.add(where, f"the caption of {stem} names {word}, which the figure does not draw "
                                              f"({drawn[:120]}...)")
-            return image_html(stem + ".png", caption, f"{caption} {drawn}")
-        return image_html(stem + ".png", caption, caption)
+            return image_html(stem + ".png", caption, f"{caption} {drawn}", min_width, drawn=True)
+        return image_html(stem + ".png", caption, caption, min_width, drawn=True)
 
 
 # ---- questions with answers -----------------------------------------------------------------------
@@ -1028,11 +1071,31 @@ def caption_html(text):
     return re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", out)
 
 
-def image_html(src, alt, caption):
-    """The figure as a raw HTML block for Doxygen: alt text, a link to the full-size image."""
+SMALLEST_TEXT_PX = 10  # no text of a figure is shown smaller than this
+
+
+def min_width_px(size):
+    """How narrow a figure may be shown so that its smallest text stays SMALLEST_TEXT_PX high, from
+    make_plots.py's STEM.size ({width_px, smallest_text_px}); None without one."""
+    try:
+        width, text = float(size["width_px"]), float(size["smallest_text_px"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if width <= 0 or text <= 0:
+        return None
+    return int(math.ceil(min(width, width * SMALLEST_TEXT_PX / text)))
+
+
+def image_html(src, alt, caption, min_width=None, drawn=False):
+    """The figure as a raw HTML block for Doxygen: alt text, a link to the full-size image. A figure
+    make_plots.py drew (drawn) sits in a div.scanlab-figure and is never shown narrower than min_width
+    (a narrower column scrolls it: scanlab.css; docs/check_site.py checks that it has one)."""
     alt = html.escape(re.sub(r"[`*]", "", " ".join(alt.split())), quote=True)
     src = html.escape(src, quote=True)
-    return (f'\n\\htmlonly[block]<div class="image"><a href="{src}"><img src="{src}" alt="{alt}"/></a>'
+    style = f' style="min-width: {min_width}px"' if min_width else ""
+    link = f'<a href="{src}"><img src="{src}" alt="{alt}"{style}/></a>'
+    return (f'\n\\htmlonly[block]<div class="image">' +
+            (f'<div class="scanlab-figure">{link}</div>' if drawn else link) +
             f'<div class="caption">{caption_html(caption)} <a class="fullsize" href="{src}">Full-size image</a>'
             f'</div></div>\\endhtmlonly\n')
 

@@ -145,7 +145,9 @@ def typed_numbers():
         cases = [("Took 3.00 us by hand.", "'3.00 us'"), ("The copy took 2.4us.", "'2.4us'"),
                  ("It reached 80% of the copy.", "'80%'"), ("1.25x the copy's time", "'1.25x'"),
                  ("at 1.4 TB/s", "'1.4 TB/s'"), ("DRAM at 79.1% of the peak", "'79.1%'"),
-                 ("| b | guessed 3.0 us | x |", "'3.0 us'"), ("3.0 and 2.4 us", "'3.0 and 2.4 us'")]
+                 ("| b | guessed 3.0 us | x |", "'3.0 us'"), ("from 2.4 .. 3.0 us", "'2.4 .. 3.0 us'"),
+                 ("<!-- figure fig_a The kernel at 80% of the copy. -->", "'80%'"),  # (a caption is on the page)
+                 ("3.0 and 2.4 us", "'3.0 and 2.4 us'")]  # (last: the checks below keep it on the page)
         for text, expect in cases:
             write(page, clean + text + "\n")
             r = run(root, "", "--typed")
@@ -250,8 +252,8 @@ def main():
         check(r.returncode == 0, f"the pages are made ({r.stderr.strip()})")
         page = open(f"{out}/section_11_2_second.md", encoding="utf-8").read()
         check(page.startswith("11.2 Second {#sec_11_2}") and "<!--" not in page, "the page has its label, no comments")
-        check('\\htmlonly[block]<div class="image"><a href="fig_a.png"><img src="fig_a.png" alt="What it shows."/></a>'
-              '<div class="caption">What it shows. <a class="fullsize" href="fig_a.png">Full-size image</a></div></div>'
+        check('\\htmlonly[block]<div class="image"><div class="scanlab-figure"><a href="fig_a.png"><img src="fig_a.png" '
+              'alt="What it shows."/></a></div><div class="caption">What it shows. <a class="fullsize" href="fig_a.png">Full-size image</a></div></div>'
               '\\endhtmlonly' in page,
               "the figure is in the page: alt text (the README's caption), a link to the full-size image")
         check('\\ref sec_11_1 "11.1 First section"' in page, "the page links the previous section")
@@ -275,9 +277,17 @@ def main():
         write(f"{figs}/fig_a.caption", "One run, data/b.csv: GPU X. Drawn: every point the run has of k, memcpy.\n")
         r = run(root, gen, "--out", out, "--figures", figs, "--strict")
         page = open(f"{out}/section_11_2_second.md", encoding="utf-8").read()
-        check(r.returncode == 0 and '<img src="fig_a.png" alt="What it shows."/></a><div class="caption">What it shows. '
+        check(r.returncode == 0 and '<img src="fig_a.png" alt="What it shows."/></a></div><div class="caption">What it shows. '
               'One run, data/b.csv: GPU X.' in page,
               f"the generated caption follows the README's ({r.stderr.strip()})")
+        # make_plots.py's fig_a.size (the PNG's width, its smallest text in pixels): the page never shows the
+        # figure so narrow that the text is under 10 px (1000 px with 20-px text: at least 500 px wide).
+        write(f"{figs}/fig_a.size", '{"width_px": 1000, "smallest_text_px": 20}')
+        r = run(root, gen, "--out", out, "--figures", figs, "--strict")
+        page = open(f"{out}/section_11_2_second.md", encoding="utf-8").read()
+        check(r.returncode == 0 and '<img src="fig_a.png" alt="What it shows." style="min-width: 500px"/>' in page,
+              f"the figure's min-width keeps its smallest text at 10 px ({r.stderr.strip()})")
+        os.remove(f"{figs}/fig_a.size")
         text = open(readme, encoding="utf-8").read()
         write(readme, text.replace("What it shows.", "What it shows, against Thrust and a copy."))
         r = run(root, gen, "--out", out, "--figures", figs, "--strict")

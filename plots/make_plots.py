@@ -206,6 +206,13 @@ def check_trace(doc, path):
             need(frame, "launch", int, path, fw)
             need(frame, "step", int, path, fw)
             need(frame, "name", str, path, fw)
+            need(frame, "label", str, path, fw)  # the step's name (common/src/trace_labels.cpp)
+            for c in need(frame, "combos", list, path, fw):  # and how it was made
+                if (not isinstance(c, dict) or c.get("kind") not in ("copy", "combine") or not isinstance(c.get("target"), int)
+                        or not (isinstance(c.get("left"), list) and len(c["left"]) == 2)
+                        or not (c.get("right") is None or isinstance(c["right"], list) and len(c["right"]) == 2)):
+                    raise PlotError(f"{path}: {fw}: each combination is {{kind: copy|combine, target, left: [frame, i], "
+                                    f"right: [frame, i] or null}}, got {c}")
             values = need(frame, "values", list, path, fw)
             if not all(isinstance(v, str) for v in values):
                 raise PlotError(f"{path}: {fw}: 'values' must be strings")
@@ -253,11 +260,28 @@ def read_run(path):
 
 # ---- drawing --------------------------------------------------------------------------------------
 
+PNG_DPI = 130
+
+
+def smallest_text_pt(fig):
+    """The size in points of the smallest text the figure shows (titles, labels, ticks, legends, cells)."""
+    from matplotlib.text import Text
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    return min(sizes) if sizes else 10.0
+
+
 def save(fig, out_dir, stem, written):
+    """STEM.png and STEM.svg, and STEM.size: the PNG's width in pixels and its smallest text's height in
+    them, from which a page sets how narrow the figure may be shown (docs/make_pages.py: no text under
+    10 px as displayed; a narrower screen scrolls the figure)."""
     for ext in ("png", "svg"):
         path = os.path.join(out_dir, f"{stem}.{ext}")
-        fig.savefig(path, dpi=130 if ext == "png" else None, bbox_inches="tight")
+        fig.savefig(path, dpi=PNG_DPI if ext == "png" else None, bbox_inches="tight")
         written.append(path)
+    with open(os.path.join(out_dir, f"{stem}.png"), "rb") as f:
+        width = int.from_bytes(f.read(24)[16:20], "big")  # (the PNG's IHDR: width, then height)
+    with open(os.path.join(out_dir, f"{stem}.size"), "w", encoding="utf-8") as f:
+        json.dump({"width_px": width, "smallest_text_px": round(smallest_text_pt(fig) * PNG_DPI / 72, 2)}, f)
     import matplotlib.pyplot as plt
     plt.close(fig)
 
@@ -320,7 +344,9 @@ def plot_work(doc, source_note, out_dir, written):
         data = {name: [r for r in rows if r["n"] <= parallel_max] for name, rows in data.items()}
     if not data:
         raise PlotError("the work file has no verified row to draw")
-    fig, (ax, ax_ratio) = plt.subplots(1, 2, figsize=(14, 8))
+    # One panel above the other, 8.5 inches wide: a page column of 840 px shows its smallest text (10 pt)
+    # at 13 px (docs/make_pages.py sets the width below which the page scrolls it instead).
+    fig, (ax, ax_ratio) = plt.subplots(2, 1, figsize=(8.5, 13))
     n_all = sorted({r["n"] for rows in data.values() for r in rows})
     n_lo, n_hi = max(2, min(n_all)), max(n_all)
     grid = [n_lo * (n_hi / n_lo) ** (k / 200) for k in range(201)]
@@ -370,11 +396,13 @@ def plot_work(doc, source_note, out_dir, written):
     ax_ratio.set_ylabel("work / (N - 1)")
     ax_ratio.set_title("Times the sequential scan's work: Kogge-Stone ~ log2 N, Brent-Kung < 2", fontsize=10)
     ax_ratio.axhline(2, color=COLOURS["brent_kung"], lw=0.8, ls=":")
-    fig.subplots_adjust(bottom=0.34, top=0.86, wspace=0.22)
-    fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=8, frameon=False,
+    fig.subplots_adjust(bottom=0.25, top=0.91, hspace=0.28)
+    fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=10, frameon=False,
                bbox_to_anchor=(0.5, 0.0))
-    fig.suptitle(f"Section 11.3: work efficiency{source_note}\nHollow markers: N is not a power of two; the "
-                 "kernel pads its section to one with the identity, and works on the padding too", fontsize=10)
+    import textwrap
+    fig.suptitle("\n".join(textwrap.wrap(f"Section 11.3: work efficiency{source_note}", 90)) + "\n" + "\n".join(
+        textwrap.wrap("Hollow markers: N is not a power of two; the kernel pads its section to one with the "
+                      "identity, and works on the padding too", 90)), fontsize=10)
     save(fig, out_dir, "work_vs_n", written)
 
 
@@ -400,8 +428,9 @@ def plot_steps(doc, source_note, out_dir, written):
                for rows in data.values() for r in rows for p in doc["p"])
     ps = doc["p"]
     shown = [p for p in (32, 128, 1024) if p in ps] or ps[:3]
-    fig, axes = plt.subplots(1, len(shown), figsize=(6.0 * len(shown), 7.0), squeeze=False)
-    axes = axes[0]
+    # The panels one above another, 8.5 inches wide (as work_vs_n: 10-pt text at 13 px in an 840-px column).
+    fig, axes = plt.subplots(len(shown), 1, figsize=(8.5, 4.3 * len(shown) + 4.6), squeeze=False)
+    axes = axes[:, 0]
     for ax, p in zip(axes, shown):
         key = str(p)
         per_family = {}
@@ -435,7 +464,7 @@ def plot_steps(doc, source_note, out_dir, written):
                 where = {"kogge_stone": (0.04, 0.80), "brent_kung": (0.70, 0.22), "coarsened": (0.04, 0.55)}
                 name = {"kogge_stone": "Kogge-Stone", "brent_kung": "Brent-Kung"}.get(family, family)
                 ax.annotate(f"{name}, {ex.get('measured_threads', '?')} threads\n{text}", (ex["n"], ex["book"]),
-                            xytext=where.get(family, (0.05, 0.5)), textcoords="axes fraction", fontsize=8,
+                            xytext=where.get(family, (0.05, 0.5)), textcoords="axes fraction", fontsize=10,
                             color=colour, arrowprops=dict(arrowstyle="->", color=colour, lw=0.8))
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
@@ -444,15 +473,17 @@ def plot_steps(doc, source_note, out_dir, written):
         ax.set_title(f"P = {p} execution units")
         ax.grid(True, which="both", alpha=0.25)
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.subplots_adjust(bottom=0.24, top=0.83, wspace=0.22)
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False, bbox_to_anchor=(0.5, 0.0))
-    fig.suptitle(f"Section 11.3: steps on P execution units{source_note}\n"
-                 "steps = sum over barrier intervals of ceil(active / P) x (most applications by one thread); "
-                 "active = threads applying (solid) or 32 x warps applying (dashed)\n"
-                 "dotted: the book's estimate (work / P, at least the steps with unlimited units); "
-                 "stars: the book's worked examples (1024 elements, P = 32)"
-                 + ("\ndashed lies on solid: these kernels keep their applying threads packed in whole warps"
-                    if same else ""), fontsize=9.5)
+    import textwrap
+    fig.subplots_adjust(bottom=0.14, top=0.9, hspace=0.3)
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=10, frameon=False, bbox_to_anchor=(0.5, 0.0))
+    lines = [f"Section 11.3: steps on P execution units{source_note}",
+             "steps = sum over barrier intervals of ceil(active / P) x (most applications by one thread); "
+             "active = threads applying (solid) or 32 x warps applying (dashed)",
+             "dotted: the book's estimate (work / P, at least the steps with unlimited units); "
+             "stars: the book's worked examples (1024 elements, P = 32)"]
+    if same:
+        lines.append("dashed lies on solid: these kernels keep their applying threads packed in whole warps")
+    fig.suptitle("\n".join(w for line in lines for w in textwrap.wrap(line, 90)), fontsize=10)
     save(fig, out_dir, "steps_vs_n", written)
 
 
@@ -489,12 +520,11 @@ def cell_text(run):
     return f"x{lo}" if lo == hi else f"x{lo}..\n{hi}" if hi - lo >= 1 else ""
 
 
-# What a trace figure draws, found in the values alone (x[i] = 2^i, so a value says which inputs it
-# sums): per barrier, each traced array that changed is a row; each changed cell is explained as a
-# combination (its right operand: the cell's old value or a cell of another array ending at the same
-# input; its left operand: the cell that sums the inputs just before) or a copy; and the row's label
-# says the step by its stride, or by its phase, as the book's figures do.
-PLACE_ORDER = ("previous", "other", "chain")  # where a left operand is looked for, on a tie
+# What a trace figure draws: per barrier, each traced array that changed is a row, and each changed
+# cell has its arrows: its left and right operands, or the cell it was copied from. Which cells were
+# combined, and the step's name (stride or phase), come with each frame of the trace file: the emulator's
+# run named them (common/src/trace_labels.cpp, from the values alone: x[i] = 2^i, so a value says which
+# inputs it sums), the one source of these names, which the console's --trace prints too.
 
 
 def covers(d):
@@ -504,34 +534,39 @@ def covers(d):
 def trace_rows(run):
     """The rows of a trace figure: the input, then each traced array each time a barrier shows it
     changed (the coarsened scan's XY and totals each get rows), then the output if it differs from
-    the last full row. Each row: {label, array, values, decoded, where, launch, before, combos}
-    (combos: trace_combos), its label from step_labels."""
+    the last full row. Each row: {label, step, array, values, decoded, where, launch, before, combos},
+    combos as the frame gives them ({kind, target, left: (row, j), right: (row, j) or None}), its label
+    from step_labels."""
     n = run["n"]
     inputs = [str(v) for v in run["input"]]
     rows = [{"label": "x (input)", "array": "x", "values": inputs, "decoded": [decode(v, n) for v in inputs],
              "where": "", "launch": -1, "before": None, "combos": []}]
-    state = {}  # (launch, array) -> the index of its latest row
-    groups = {}
-    for f in run["frames"]:
-        groups.setdefault((f["launch"], f["step"]), []).append(f)
-    for (launch, _), group in sorted(groups.items()):
-        for f in group:
-            key, values = (launch, f["name"]), f["values"]
-            if all(v == "?" for v in values):
-                continue
-            before = state.get(key)
-            if before is not None and rows[before]["values"] == values:
-                continue
-            if before is None and values == inputs:
-                state[key] = 0  # the load: the input row shows it
-                continue
-            row = {"label": "", "array": f["name"], "values": values, "decoded": [decode(v, n) for v in values],
-                   "where": f.get("where", ""), "launch": launch, "before": before}
-            rows.append(row)
-            others = sorted({k for (lch, name), k in state.items() if name != f["name"] and lch == launch} | {0},
-                            reverse=True)  # the other arrays' latest rows, the most recent first; the input last
-            row["combos"] = trace_combos(rows, len(rows) - 1, others)
-            state[key] = len(rows) - 1
+    state = {}     # (launch, block, array) -> the index of its latest row
+    row_of = {-1: 0}  # a frame's index in run["frames"] -> the row that shows its state (-1: the input)
+    for fi, f in enumerate(run["frames"]):
+        key, values = (f["launch"], f.get("block", 0), f["name"]), f["values"]
+        if all(v == "?" for v in values):
+            continue
+        before = state.get(key)
+        if before is not None and rows[before]["values"] == values:
+            row_of[fi] = before
+            continue
+        if before is None and values == inputs:
+            state[key] = row_of[fi] = 0  # the load: the input row shows it
+            continue
+        rows.append({"label": "", "step": f["label"], "array": f["name"], "values": values,
+                     "decoded": [decode(v, n) for v in values], "where": f.get("where", ""), "launch": f["launch"],
+                     "before": before, "frame_combos": f.get("combos", [])})
+        state[key] = row_of[fi] = len(rows) - 1
+    for r, row in enumerate(rows[1:], 1):
+        row["combos"] = []
+        for c in row.pop("frame_combos"):
+            try:
+                left = (row_of[c["left"][0]], c["left"][1])
+                right = None if c["right"] is None else (row_of[c["right"][0]], c["right"][1])
+            except (KeyError, TypeError, IndexError):
+                raise PlotError(f"run {run['algorithm']} n = {n}: a combination names a frame that shows no state: {c}")
+            row["combos"].append({"kind": c["kind"], "target": c["target"], "left": left, "right": right})
     out = [str(v) for v in run["output"]]
     last_full = next(r for r in reversed(rows) if len(r["values"]) >= n)
     if out != last_full["values"][:n]:
@@ -541,101 +576,17 @@ def trace_rows(run):
     return rows
 
 
-def trace_combos(rows, r, others):
-    """How row r's changed cells were made: [{kind: "copy" or "combine", target: i, place, left: (row, j),
-    right: (row, j)}] (a copy has its source as left). A left operand may be in the array's previous
-    row ("previous"), in another array's latest row ("other"), or earlier in the same row ("chain": a
-    thread's sequential loop); the data alone may allow more than one, so the place that explains the
-    most cells of the row is taken for all (a step is one line of code), ties in PLACE_ORDER."""
-    row = rows[r]
-    before = row["before"]
-    previous = rows[before]["decoded"] if before is not None else []
-    options = {}
-    for i, d in enumerate(row["decoded"]):
-        old = previous[i] if i < len(previous) else None
-        if not covers(d) or d == old:
-            continue
-        copy = next(((k, j) for k in others for j, s in enumerate(rows[k]["decoded"]) if s == d), None)
-        if copy and not (covers(old) and old[1] == d[1] and old[0] > d[0]):
-            options[i] = [{"kind": "copy", "target": i, "place": "copy", "left": copy, "right": None}]
-            continue
-        rights = []
-        if covers(old) and old[1] == d[1] and old[0] > d[0]:
-            rights.append((before, i))
-        rights += sorted(((k, j) for k in others for j, s in enumerate(rows[k]["decoded"])
-                          if covers(s) and s[1] == d[1] and s[0] > d[0]), key=lambda kj: (kj[1] != i, -kj[0]))
-        found = []
-        for rk, rj in rights:
-            want = (d[0], rows[rk]["decoded"][rj][0] - 1)
-            places = [("previous", before, j) for j in range(len(previous))] if before is not None else []
-            places += [("other", k, j) for k in others for j in range(len(rows[k]["decoded"]))]
-            places += [("chain", r, j) for j in range(i)]
-            for place, k, j in places:
-                if rows[k]["decoded"][j] == want:
-                    found.append({"kind": "combine", "target": i, "place": place, "left": (k, j), "right": (rk, rj)})
-            if found:
-                break
-        if found:
-            options[i] = found
-    count = {p: sum(any(o["place"] == p for o in opts) for opts in options.values()) for p in PLACE_ORDER}
-    # A step of one stride reads its left operands one stride back; where the array's previous row
-    # explains the cells only at many different distances and another array explains as many (the
-    # coarsened scan's phase 3 with two subsections: XY[7] and totals[0] hold the same sum), the
-    # other array is the step's source.
-    strides = {o["target"] - o["left"][1] for opts in options.values() for o in opts if o["place"] == "previous"}
-    order = ("other", "previous", "chain") if len(strides) > 2 else PLACE_ORDER
-    rank = sorted(PLACE_ORDER, key=lambda p: (-count[p], order.index(p)))
-    combos = []
-    for i, opts in sorted(options.items()):
-        best = min(opts, key=lambda o: (rank.index(o["place"]) if o["place"] in rank else -1,
-                                        abs(o["left"][1] - i)))
-        combos.append(best)
-    return combos
-
-
-def stride_of(rows, combo):
-    """The distance between a combination's operands, in the array's own indices (a chain's is 1)."""
-    return combo["target"] - combo["left"][1]
-
-
 def step_labels(run, rows):
-    """Each row's label: its step by stride or phase, as the book names them, and where the emulator
-    saw it (the barrier's line in the kernel file, which the page's code shows in its margin).
-    Brent-Kung: the reduction tree (each result sums 2 x stride inputs) and the reverse tree; the
-    coarsened scan: phase 1 (each thread's sequential scan, and the subsection totals), phase 2 (the
-    scan of the totals, by stride) and phase 3 (each subsection takes the totals before it); any other:
-    the stride. A run of several launches names the launch."""
-    algorithm = run["algorithm"]
+    """Each row's label: its step by stride or phase, as the emulator's run named it (the frame's
+    "label": common/src/trace_labels.cpp, the one source of these names, which the console's --trace
+    and the pages' text traces print too), and where the emulator saw it (the barrier's line in the
+    kernel file, which the page's code shows in its margin). A run of several launches names the
+    launch."""
     launches = len({r["launch"] for r in rows if r["launch"] >= 0})
     for row in rows[1:]:
         if row["label"]:
             continue
-        combos = row["combos"]
-        joins = [c for c in combos if c["kind"] == "combine"]
-        places = {c["place"] for c in joins}
-        strides = sorted({stride_of(rows, c) for c in joins if c["place"] == "previous"})
-        stride = "stride " + ", ".join(str(s) for s in strides) if strides else ""
-        if not joins and combos:
-            what = "the load" if all(c["left"][0] == 0 for c in combos) else "copies"
-        elif not joins:
-            what = "changed"
-        elif algorithm.startswith("coarsened"):
-            if places == {"chain"} or "chain" in places and row["array"] != "totals":
-                what = "phase 1: each thread's scan"
-            elif "other" in places and row["array"] != "totals":
-                what = "phase 3: the totals before"
-            else:
-                what = f"phase 2, {stride}" if stride else "phase 2"
-        elif algorithm.startswith("brent_kung") and stride:
-            pairs = all(c["left"] is not None and (row["decoded"][c["target"]][1] - row["decoded"][c["target"]][0] + 1)
-                        == 2 * stride_of(rows, c) for c in joins)
-            what = f"{'reduction tree' if pairs else 'reverse tree'}, {stride}"
-        elif places == {"chain"}:
-            what = "sequential scan"
-        else:
-            what = stride or "combined"
-        if algorithm.startswith("coarsened") and not joins and combos and row["array"] == "totals":
-            what = "phase 1: the totals"
+        what = row["step"]
         where = re.match(r"^.*:(\d+)$", row["where"] or "")
         seen = f"barrier, line {where.group(1)}" if where else (row["where"] or "").replace("end of", "end of the")
         head = f"launch {row['launch'] + 1}: " if launches > 1 else ""
@@ -806,11 +757,11 @@ def plot_banks(doc, out_dir, written):
             for lane, left, right, write in lanes:
                 b = write % banks
                 ax.add_patch(Rectangle((lane, y), 0.94, 0.9, facecolor=colours[b], edgecolor="#555555", lw=0.4))
-                ax.text(lane + 0.47, y + 0.45, str(b), ha="center", va="center", fontsize=7.5)
+                ax.text(lane + 0.47, y + 0.45, str(b), ha="center", va="center", fontsize=8.5)
             ax.text(32.4, y + 0.45, f"{worst}-way  +{ld} / +{st}", ha="left", va="center", fontsize=10.5,
                     color="#b22222" if worst > 2 else "#333333")
         for lane in range(32):
-            ax.text(lane + 0.47, 1.05, str(lane), ha="center", va="bottom", fontsize=8, color="#555555")
+            ax.text(lane + 0.47, 1.05, str(lane), ha="center", va="bottom", fontsize=8.5, color="#555555")
         ax.text(32.4, 1.05, "worst, extra ld / st", ha="left", va="bottom", fontsize=10, color="#555555")
         ax.set_xlim(-10.5, 41.5)
         ax.set_ylim(-rows - 0.2, 2.2)
@@ -918,6 +869,55 @@ def turn_text(turn, unit="tile"):
     if turn["reads"] and not writes[1:] and not any(s == "P" for _, s in writes):
         parts.append("waits")
     return f"{unit} {turn['tile']}: " + ", ".join(parts)
+
+
+def units(unit, tiles):
+    """'tile 3' or 'tiles 1-3'."""
+    return f"{unit}{'s' if len(tiles) > 1 else ''} {tiles_text(sorted(tiles))}"
+
+
+def status_story(run):
+    """What a run of statuses shows, in words (a page quotes them: docs/make_pages.py's `gen statuses`,
+    so no sentence about the run is typed): {"setup": "8 tiles of 128 elements and 4 blocks resident at
+    once", "nearest": the look-back that read the longest window, where it combined from, "overtake":
+    the tiles that published their inclusive prefix before a tile before them had, and whose aggregates
+    they used}. A sentence the run gives nothing for is None (the domino's flags have no aggregates)."""
+    unit = unit_of(run)
+    turns = status_turns(run)
+    story = {"setup": f"{run['tiles']} {unit}s of {run['tile_elements']} elements and {run['resident_blocks']} "
+                      f"blocks resident at once", "nearest": None, "overtake": None}
+    done = [t for t in turns if t["tile"] is not None and t["reads"] and any(s == "P" for _, s in t["writes"])]
+    if done:
+        widest = max(done, key=lambda t: len(t["reads"]))  # (the first of the widest)
+        seen = {tile: found[-1] for tile, found in widest["reads"].items()}
+        nearest = max((tile for tile, s in seen.items() if s == "P"), default=None)
+        if nearest is not None:
+            aggregates = sorted(tile for tile, s in seen.items() if tile > nearest and s == "A")
+            story["nearest"] = (f"{unit} {widest['tile']} reads {units(unit, seen)} at once and adds "
+                                f"{unit} {nearest}'s prefix and " +
+                                (f"the aggregates of {unit}s {tiles_text(aggregates)}" if aggregates
+                                 else "nothing before it"))
+    state = [None] * run["tiles"]
+    ahead, behind, used = [], set(), set()
+    for turn in turns:
+        for tile, status in turn["writes"]:
+            if status == "P":
+                waiting = {t for t in range(tile) if state[t] != "P"}
+                if waiting:
+                    ahead.append(tile)
+                    behind |= waiting
+                    used |= {t for t in waiting if turn["reads"].get(t, [None])[-1] == "A"}
+        state = turn["state"]
+    if ahead:
+        behind, used = sorted(behind), sorted(used)
+        one = len(ahead) == 1
+        story["overtake"] = (f"{units(unit, ahead)} {'publishes its' if one else 'publish their'} inclusive prefix "
+                             f"while {units(unit, behind)} still {'waits' if len(behind) == 1 else 'wait'} for "
+                             f"{'its' if len(behind) == 1 else 'their'} turn: {'it' if one else 'they'} used " +
+                             (f"that {unit}'s aggregate" if used == behind and len(behind) == 1 else
+                              f"those {unit}s' aggregates" if used == behind else
+                              f"the aggregates of {units(unit, used)}" if used else "no aggregate"))
+    return story
 
 
 def plot_statuses(run, out_dir, written):
@@ -1307,7 +1307,7 @@ def application_figure(run):
     import matplotlib.pyplot as plt
     dtypes = sorted((t for t in run.types if any(run.points(a, t) for a in APPLICATIONS)),
                     key=lambda t: (t != "int32", t))
-    fig, axes = plt.subplots(2 * len(dtypes), len(APPLICATION_PANELS), figsize=(13, 1.2 + 8 * len(dtypes)),
+    fig, axes = plt.subplots(2 * len(dtypes), len(APPLICATION_PANELS), figsize=(11, 1.2 + 8 * len(dtypes)),
                              squeeze=False, gridspec_kw={"height_ratios": [1.5, 1] * len(dtypes)})
     drawn, apart, off, legend = [], [], [], {}
     for row, dtype in enumerate(dtypes):
@@ -1333,8 +1333,9 @@ def application_figure(run):
                 off += [(f"{a} ({dtype})", r) for a, r in above]
     fig.suptitle(f"Section 11.9 against CUB: GB/s against n (log-log), and the time over CUB's at the same n "
                  f"(linear, lower is faster)\n{run.device_text()}, {run.days_text()}", fontsize=12)
-    fig.tight_layout(rect=(0, 0, 1, 1 - 1.6 / (1.2 + 8 * len(dtypes))))
-    fig.legend(list(legend.values()), list(legend.keys()), loc="upper center", ncol=3, fontsize=LEGEND_SIZE + 1,
+    # (two columns of legend: three would make the figure wider than a page shows at 10-px text)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 1.85 / (1.2 + 8 * len(dtypes))))
+    fig.legend(list(legend.values()), list(legend.keys()), loc="upper center", ncol=2, fontsize=LEGEND_SIZE + 1,
                bbox_to_anchor=(0.5, 1 - 0.75 / (1.2 + 8 * len(dtypes))), frameon=False)
     algorithms = list(dict.fromkeys(a for a, _ in drawn))
     parts = [f"One run, {run.rel}: {run.summary(algorithms)}."]

@@ -426,6 +426,18 @@ def main():
         bad_case("missing_field", {"work_efficiency.json": json.dumps(broken)}, "has no 'work_measured'")
         bad_case("no_work_file", {}, "no work-efficiency JSON", ("--only", "work"))
         bad_case("no_trace_file", {"work_efficiency.json": json.dumps(work)}, "no trace JSON", ("--only", "trace"))
+        # A trace file whose frames lack the step's name or its combinations (scanlab_11_3 writes both:
+        # common/src/trace_labels.cpp, the one source of the names the figures and --trace print).
+        with open(os.path.join(TESTDATA, "traces.json")) as f:
+            traces = json.load(f)
+        unnamed = json.loads(json.dumps(traces))
+        del unnamed["runs"][0]["frames"][0]["label"]
+        bad_case("trace_without_label", {"work_efficiency.json": json.dumps(work), "traces.json": json.dumps(unnamed)},
+                 "has no 'label'", ("--only", "trace"))
+        wrong = json.loads(json.dumps(traces))
+        next(f for f in wrong["runs"][0]["frames"] if f["combos"])["combos"][0]["left"] = 3
+        bad_case("trace_bad_combination", {"work_efficiency.json": json.dumps(work), "traces.json": json.dumps(wrong)},
+                 "each combination is", ("--only", "trace"))
         bad_case("csv_without_gbps", {"work_efficiency.json": json.dumps(work),
                                       "gpu.csv": "device,algorithm,n\nGPU,kogge_stone,1024\n"},
                  "no column gbps", ("--only", "bandwidth"))

@@ -29,6 +29,7 @@
 #include "scanlab/json.hpp"
 #include "scanlab/memory.hpp"
 #include "scanlab/report.hpp"
+#include "scanlab/trace_labels.hpp"
 #include "scanlab/verify.hpp"
 #include "measured.hpp"
 #include "work_model.hpp"
@@ -387,6 +388,11 @@ void write_trace(const std::string& path, const std::vector<std::pair<const Sect
       }
       if (!any || !small) continue;
       Json intervals = Json::array(), frames = Json::array();
+      // Each step's name (its stride or phase, as the console's --trace prints it) and the combinations
+      // it was made of: the figures label their rows with the one and draw the other as arrows. An
+      // operand is [the index of the frame that showed it in "frames", or -1 for the input; its element].
+      const std::vector<std::vector<TraceStep>> steps = trace_steps(r.algorithm, n, r.stats);
+      std::size_t first_frame = 0;  // the index in "frames" of this launch's first frame
       for (std::size_t li = 0; li < r.stats.size(); ++li) {
         for (const auto& iv : r.stats[li].intervals) {
           if (iv.block != 0) continue;
@@ -394,10 +400,22 @@ void write_trace(const std::string& path, const std::vector<std::pair<const Sect
                                {"warps_applying", iv.warps_applying}, {"ops", iv.ops},
                                {"max_ops_per_thread", iv.max_ops_per_thread}});
         }
-        for (const auto& f : r.stats[li].trace) {
+        const auto operand = [&](long frame, std::size_t element) {
+          return Json::array({frame < 0 ? -1L : static_cast<long>(first_frame) + frame, element});
+        };
+        for (std::size_t fi = 0; fi < r.stats[li].trace.size(); ++fi) {
+          const auto& f = r.stats[li].trace[fi];
+          Json combos = Json::array();
+          for (const TraceCombo& c : steps[li][fi].combos) {
+            combos.push_back({{"kind", c.copy ? "copy" : "combine"}, {"target", c.target},
+                              {"left", operand(c.left_frame, c.left)},
+                              {"right", c.copy ? Json(nullptr) : operand(c.right_frame, c.right)}});
+          }
           frames.push_back({{"launch", li}, {"kernel", r.stats[li].kernel}, {"block", f.block}, {"step", f.step},
-                            {"name", f.name}, {"where", f.where}, {"values", f.values}});
+                            {"name", f.name}, {"where", f.where}, {"label", steps[li][fi].label},
+                            {"combos", combos}, {"values", f.values}});
         }
+        first_frame += r.stats[li].trace.size();
       }
       runs.push_back({{"section", r.section}, {"algorithm", r.algorithm}, {"n", n}, {"verified", r.verified},
                       {"failure", r.failure}, {"threads", r.threads}, {"work_measured", r.work}, {"input", x},

@@ -13,6 +13,7 @@
 #include "scanlab/memory.hpp"
 #include "scanlab/options.hpp"
 #include "scanlab/report.hpp"
+#include "scanlab/trace_labels.hpp"
 #include "scanlab/verify.hpp"
 
 #if defined(SCANLAB_WITH_EMULATOR)
@@ -29,12 +30,18 @@ const AlgorithmTable* find_table(const std::vector<AlgorithmTable>& tables, Back
   return nullptr;
 }
 
-void print_trace(const std::vector<LaunchStats>& launches) {
-  for (const auto& launch : launches) {
+/// The traced arrays after each barrier, each step named by its stride or phase where `labels` has
+/// names (trace_labels.hpp), else numbered.
+void print_trace(const std::vector<LaunchStats>& launches, const std::vector<std::vector<std::string>>& labels) {
+  for (std::size_t l = 0; l < launches.size(); ++l) {
+    const LaunchStats& launch = launches[l];
     if (launch.trace.empty()) continue;
     std::printf("  trace of %s:\n", launch.kernel.c_str());
-    for (const auto& frame : launch.trace) {
-      std::printf("    block %u step %2u  %-10s %-24s [", frame.block, frame.step, frame.name.c_str(),
+    for (std::size_t f = 0; f < launch.trace.size(); ++f) {
+      const TraceFrame& frame = launch.trace[f];
+      const std::string step = l < labels.size() && f < labels[l].size() ? labels[l][f]
+                                                                          : "step " + std::to_string(frame.step);
+      std::printf("    block %u  %-11s %-27s %-24s [", frame.block, frame.name.c_str(), step.c_str(),
                   cli::basename(frame.where).c_str());
       // A long array (a whole section of 11.6, say) shows its first 16 and last 4 elements.
       const std::size_t count = frame.values.size();
@@ -255,7 +262,7 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
         failure = e.what();
         threw = true;
       }
-      if (o.trace) print_trace(result.launches);
+      if (o.trace) print_trace(result.launches, trace_labels_by_rerun(*a, o.kind, n, result.launches));
       row.launches = result.launches.size();
       for (const auto& l : result.launches) {
         row.ops += l.ops;

@@ -24,6 +24,7 @@
 #include "scanlab/reference.hpp"
 #include "scanlab/report.hpp"
 #include "scanlab/testing.hpp"
+#include "scanlab/trace_labels.hpp"
 #include "scanlab/verify.hpp"
 
 namespace {
@@ -716,4 +717,80 @@ TEST(Grading, ExplainRunsTheKernelOnceMoreTraced) {
   const scanlab::Algorithm unknown{"no_model", "", "", 0, &traced_kogge_stone<true>};
   EXPECT_EQ(ex::where_it_went_wrong(unknown, scanlab::ScanKind::inclusive, 3, true), "");
   EXPECT_EQ(ex::where_it_went_wrong(racy, scanlab::ScanKind::inclusive, 33, true), "");  // too many to count
+}
+
+// ---- trace_labels: each traced step named by its stride or phase, from x[i] = 2^i ------------------
+
+namespace {
+/// The value of x[lo] + ... + x[hi] with x[i] = 2^i; "0" the identity, "?" never written.
+std::string sum(int lo, int hi) { return std::to_string(((std::uint64_t{1} << (hi + 1)) - 1) >> lo << lo); }
+
+scanlab::LaunchStats launch_of(const std::vector<std::pair<std::string, std::vector<std::string>>>& frames) {
+  scanlab::LaunchStats launch;
+  std::uint32_t step = 0;
+  for (const auto& [name, values] : frames) launch.trace.push_back({0, step++, name, "k.cuh:1", values});
+  return launch;
+}
+
+std::vector<std::string> labels_of(std::string_view algorithm, std::size_t n, const scanlab::LaunchStats& launch) {
+  return scanlab::trace_labels(algorithm, n, {launch}).at(0);
+}
+}  // namespace
+
+TEST(TraceLabels, KoggeStoneStepsByStride) {
+  const auto launch = launch_of({{"XY", {sum(0, 0), sum(1, 1), sum(2, 2), sum(3, 3)}},
+                                 {"XY", {sum(0, 0), sum(1, 1), sum(2, 2), sum(3, 3)}},
+                                 {"XY", {sum(0, 0), sum(0, 1), sum(1, 2), sum(2, 3)}},
+                                 {"XY", {sum(0, 0), sum(0, 1), sum(0, 2), sum(0, 3)}}});
+  EXPECT_EQ(labels_of("kogge_stone", 4, launch),
+            (std::vector<std::string>{"the load", "unchanged", "stride 1", "stride 2"}));
+  // The combinations the figures draw: XY[1] = x[0] (+) x[1], both from the input (the load).
+  const auto steps = scanlab::trace_steps("kogge_stone", 4, {launch}).at(0);
+  ASSERT_EQ(steps[2].combos.size(), 3u);
+  const scanlab::TraceCombo& c = steps[2].combos[0];
+  EXPECT_FALSE(c.copy);
+  EXPECT_EQ(c.target, 1u);
+  EXPECT_EQ(c.left_frame, -1);
+  EXPECT_EQ(c.left, 0u);
+  EXPECT_EQ(c.right_frame, -1);
+  EXPECT_EQ(c.right, 1u);
+  // Stride 2 reads the state of frame 2.
+  EXPECT_EQ(steps[3].combos[1].left_frame, 2);
+}
+
+TEST(TraceLabels, BrentKungTreesAndPaddingSlots) {
+  // Sec. 11.4 on 4 elements, in a layout with a padding slot after element 1 (never a sum): the strides
+  // count elements, not slots.
+  const auto launch = launch_of({{"XY", {sum(0, 0), sum(1, 1), "0", sum(2, 2), sum(3, 3)}},
+                                 {"XY", {sum(0, 0), sum(0, 1), "0", sum(2, 2), sum(2, 3)}},
+                                 {"XY", {sum(0, 0), sum(0, 1), "0", sum(2, 2), sum(0, 3)}},
+                                 {"XY", {sum(0, 0), sum(0, 1), "0", sum(0, 2), sum(0, 3)}}});
+  EXPECT_EQ(labels_of("brent_kung_padded", 4, launch),
+            (std::vector<std::string>{"the load", "reduction tree, stride 1", "reduction tree, stride 2",
+                                      "reverse tree, stride 1"}));
+}
+
+TEST(TraceLabels, DoubleBufferCoarsenedPhasesAndWhatIsNotASum) {
+  const auto twin = launch_of({{"XY_a", {sum(0, 0), sum(1, 1), sum(2, 2), sum(3, 3)}},
+                               {"XY_b", {"?", "?", "?", "?"}},
+                               {"XY_b", {sum(0, 0), sum(0, 1), sum(1, 2), sum(2, 3)}},
+                               {"XY_a", {sum(0, 0), sum(0, 1), sum(0, 2), sum(0, 3)}}});
+  EXPECT_EQ(labels_of("kogge_stone_double_buffer", 4, twin),
+            (std::vector<std::string>{"the load", "not written yet", "stride 1", "stride 2"}));
+  // Sec. 11.5, 2 threads x 4 elements: each thread's scan, the totals, their scan, the totals before.
+  std::vector<std::string> load, own, all;
+  for (int i = 0; i < 8; ++i) {
+    load.push_back(sum(i, i));
+    own.push_back(sum(i < 4 ? 0 : 4, i));
+    all.push_back(sum(0, i));
+  }
+  const auto coarsened = launch_of({{"XY", load}, {"totals", {"?", "?"}}, {"XY", own},
+                                    {"totals", {sum(0, 3), sum(4, 7)}}, {"totals", {sum(0, 3), sum(0, 7)}},
+                                    {"XY", all}});
+  EXPECT_EQ(labels_of("hierarchical_coarsened", 8, coarsened),
+            (std::vector<std::string>{"the load", "not written yet", "phase 1: each thread's scan",
+                                      "phase 1: the totals", "phase 2, stride 1", "phase 3: the totals before"}));
+  // A value that is no sum of a run of inputs (a wrong step) is named for what it did, no more.
+  const auto wrong = launch_of({{"XY", {sum(0, 0), sum(1, 1)}}, {"XY", {sum(0, 0), "5"}}});
+  EXPECT_EQ(labels_of("kogge_stone", 2, wrong), (std::vector<std::string>{"the load", "changed"}));
 }

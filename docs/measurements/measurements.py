@@ -484,7 +484,9 @@ def measurements_page(root):
         run = read_timings(path)
         if run and run.rows:
             out.append(bench_tables(run, root) if run.layout == "bench" else program_table(run, root))
-    out += ["Other records {#measurements_other}", "=============", "", "| file | what | rows |", "|---|---|---|"]
+    out += ["Other records {#measurements_other}", "=============", "",
+            "The runs of the tuning (sweeps of shapes, variants, profiles); the \\ref lab_notebook \"lab notebook\"",
+            "tells what each showed.", "", "| file | what | rows |", "|---|---|---|"]
     results = os.path.join(root, "chapters", "11_8_decoupled_lookback", "bench", "results")
     others = sorted(set(glob.glob(os.path.join(results, "*.csv")) + glob.glob(os.path.join(results, "*.txt")) +
                         glob.glob(os.path.join(root, "chapters", "*", "results", "*.txt"))))

@@ -1,8 +1,8 @@
 /// \file warp_scan.cuh
 /// \brief Section 11.2: Kogge-Stone inside a warp with `__shfl_up_sync`, and a block scan built from
-/// warp scans. This is the form modern GPUs use (CUB's `WarpScanShfl` and the "warp scans" block
-/// scan): the 32 lanes of a warp exchange registers directly, so a warp's Kogge-Stone steps need no
-/// shared memory and no `__syncthreads()`; only the warps' totals go through shared memory.
+/// warp scans, the family of CUB's `WarpScanShfl` and `BLOCK_SCAN_WARP_SCANS` (which CUB's
+/// `DeviceScan` uses on sm_90): the lanes of a warp exchange registers, so a warp's Kogge-Stone steps
+/// need no shared memory and no `__syncthreads()`; only the warps' totals go through shared memory.
 ///
 /// Later sections include this file for `warp_inclusive_scan` and `block_inclusive_scan_by_warps`.
 #pragma once
