@@ -170,11 +170,11 @@ std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& fail
       const VerifyResult v = verify_scan(problem, input.data(), output.data());
       if (!v.passed) {
         return show_case(problem, input, output, kind, v) +
-               explain::where_it_went_wrong(algorithm, problem.kind, n, problem.op == OpKind::add);
+               explain::where_it_went_wrong(algorithm, problem.kind, n, problem.op);
       }
     }
   }
-  return explain::where_it_went_wrong(algorithm, failing.kind, failing.n, failing.op == OpKind::add);
+  return explain::where_it_went_wrong(algorithm, failing.kind, failing.n, failing.op);
 }
 
 }  // namespace
