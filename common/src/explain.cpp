@@ -1,9 +1,16 @@
 #include "scanlab/explain.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <sstream>
+
+#include "scanlab/dispatch.hpp"
+#include "scanlab/inputs.hpp"
+#include "scanlab/reference.hpp"
+#include "scanlab/verify.hpp"
 
 namespace scanlab::grading::explain {
 
@@ -661,5 +668,88 @@ std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::
   }
   return "";
 }
+
+// ---- the smallest failing case (issue 37, item 1) -----------------------------------------------------
+// After a wrong output, the grader looks for a smaller case that still fails, with inputs a reader can
+// follow by hand: all ones, then 1, 2, ..., n, then seeded random values as the tests draw them.
+namespace {
+
+enum class Simple { ones, counting, seeded };
+
+HostArray simple_input(DType type, OpKind op, std::size_t n, Simple kind, std::uint64_t seed) {
+  if (kind == Simple::seeded) return make_input(type, op, n, seed + n);
+  HostArray a(type, n);
+  visit_type(type, [&](auto t) {
+    using T = typename decltype(t)::type;
+    for (std::size_t i = 0; i < n; ++i) a.as<T>()[i] = kind == Simple::ones ? T(1) : static_cast<T>(i + 1);
+  });
+  return a;
+}
+
+// "[1, 2, 3]", the first 16 elements and a count of the rest.
+template <class T>
+std::string show_elements(const T* a, std::size_t n) {
+  std::ostringstream out;
+  out << "[";
+  for (std::size_t i = 0; i < std::min<std::size_t>(n, 16); ++i) {
+    if (i) out << ", ";
+    if constexpr (std::is_floating_point_v<T>) {
+      out << static_cast<double>(a[i]);
+    } else {
+      out << static_cast<long long>(a[i]);
+    }
+  }
+  if (n > 16) out << ", ... (" << n - 16 << " more)";
+  out << "]";
+  return out.str();
+}
+
+// The case in full: the input, what the scan should give, what the kernel gave.
+std::string show_case(const ScanProblem& p, const HostArray& input, const HostArray& output, Simple kind,
+                      const VerifyResult& v) {
+  return visit_type_op(p.type, p.op, [&](auto t, auto op) {
+    using T = typename decltype(t)::type;
+    std::vector<T> expected(p.n);
+    reference_scan(input.as<T>(), expected.data(), p.n, op, p.kind);
+    const char* what = kind == Simple::ones ? "all ones" : kind == Simple::counting ? "1, 2, ..., n" : "seeded random values";
+    std::ostringstream out;
+    out << "\nThe smallest failing case found: n = " << p.n << ", x = " << what << "\n  x        "
+        << show_elements(input.as<T>(), p.n) << "\n  expected " << show_elements(expected.data(), p.n)
+        << "\n  got      " << show_elements(output.as<T>(), p.n) << "\n  (" << v.wrong << " of " << p.n
+        << " elements wrong)";
+    return out.str();
+  });
+}
+
+}  // namespace
+
+std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& failing, std::uint64_t seed) {
+  const auto start = std::chrono::steady_clock::now();
+  int runs = 0;
+  for (std::size_t n : kShrinkSizes) {
+    if (n >= failing.n) break;
+    for (Simple kind : {Simple::ones, Simple::counting, Simple::seeded}) {
+      if (++runs > 40 || std::chrono::steady_clock::now() - start > std::chrono::seconds(1)) return "";
+      ScanProblem problem = failing;
+      problem.n = n;
+      const HostArray input = simple_input(problem.type, problem.op, n, kind, seed);
+      HostArray output(problem.type, n);
+      if (problem.in_place) std::memcpy(output.data(), input.data(), input.bytes());
+      RunRequest request{problem, problem.in_place ? output.data() : input.data(), output.data(), 0, false};
+      try {
+        algorithm.run(request);
+      } catch (const std::exception&) {
+        return "";
+      }
+      const VerifyResult v = verify_scan(problem, input.data(), output.data());
+      if (!v.passed) {
+        return show_case(problem, input, output, kind, v) +
+               where_it_went_wrong(algorithm, problem.kind, n, problem.op);
+      }
+    }
+  }
+  return where_it_went_wrong(algorithm, failing.kind, failing.n, failing.op);
+}
+
 
 }  // namespace scanlab::grading::explain

@@ -106,7 +106,7 @@ TEST(Cli, HelpAndCapabilitiesShowEveryOption) {
   add_section_options(parser, o);
   const std::string help = parser.help();
   const std::vector<std::string> names = parser.long_options();
-  EXPECT_EQ(names.size(), 21u);
+  EXPECT_EQ(names.size(), 22u);
   for (const auto& name : names) EXPECT_NE(help.find("  " + name + " "), std::string::npos) << name;
   const std::string caps = parser.capabilities("11.9", true, {"a", "b"});
   EXPECT_EQ(caps.find('\n'), std::string::npos);

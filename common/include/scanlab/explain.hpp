@@ -92,4 +92,17 @@ std::string compare(const std::vector<Snapshot>& model, const std::vector<Snapsh
 /// right. Never throws.
 std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::size_t n, OpKind op = OpKind::add);
 
+/// The sizes the shrink tries, ascending: around the edges a kernel's structure has (a warp, a block,
+/// a section).
+inline constexpr std::size_t kShrinkSizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 16, 31, 32, 33, 63, 64, 65, 127, 128, 129,
+                                               255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049};
+
+/// After a wrong output of `failing`: within a budget (1 s, 40 runs), the first case smaller than it
+/// that still gives a wrong output, in full ("The smallest failing case found: n = 3, x = all ones",
+/// its input, the expected and the actual output; the tests' seeded inputs use `seed`), then
+/// where_it_went_wrong for that case (or `failing` itself when nothing smaller fails). "" when nothing
+/// smaller fails and there is nothing to explain; stops at a run that ends in an error (a hang or a
+/// memory error tells its own story).
+std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& failing, std::uint64_t seed);
+
 }  // namespace scanlab::grading::explain
