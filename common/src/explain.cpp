@@ -127,12 +127,17 @@ Counts operator+(Counts a, const Counts& b) {
   return a;
 }
 
-// x[i] alone; nothing (the identity) past the input.
-Counts input(const Encoding& e, std::size_t i) {
-  Counts c(e.n);
-  if (i < e.n) c[i] = 1;
-  return c;
-}
+// The inputs of one level of a hierarchical scan: element i is x[i w .. i w + w - 1] (w = 1: x[i]),
+// what the level before leaves in its block sums.
+struct Inputs {
+  const Encoding& e;
+  std::size_t width = 1;
+  Counts operator()(std::size_t i) const {
+    Counts c(e.n);
+    for (std::size_t j = i * width; j < (i + 1) * width && j < e.n; ++j) c[j] = 1;
+    return c;
+  }
+};
 
 // What the scan leaves in element i: x[0..i] (exclusive: x[0..i-1]).
 Counts prefix(const Encoding& e, ScanKind kind, std::size_t i) {
@@ -143,8 +148,8 @@ Counts prefix(const Encoding& e, ScanKind kind, std::size_t i) {
 }
 
 // Element t's load: x[t] (exclusive: x[t - 1], the identity at t = 0).
-Counts load(const Encoding& e, ScanKind kind, std::size_t t) {
-  return kind == ScanKind::exclusive ? (t > 0 ? input(e, t - 1) : Counts(e.n)) : input(e, t);
+Counts load(const Inputs& in, ScanKind kind, std::size_t t) {
+  return kind == ScanKind::exclusive ? (t > 0 ? in(t - 1) : Counts(in.e.n)) : in(t);
 }
 
 std::size_t length_of(const std::vector<std::pair<std::string, std::size_t>>& lengths, std::string_view name) {
@@ -156,9 +161,9 @@ std::size_t length_of(const std::vector<std::pair<std::string, std::size_t>>& le
 
 // Sec. 11.2, Fig. 11.3: XY[t] loads x[t] (exclusive: x[t - 1], the identity at t = 0); the step with
 // stride s adds XY[t - s] into XY[t] for t >= s, all reads before all writes.
-std::vector<Snapshot> kogge_stone(const Encoding& e, ScanKind kind, std::size_t S) {
+std::vector<Snapshot> kogge_stone(const Inputs& in, ScanKind kind, std::size_t S) {
   std::vector<Counts> xy(S);
-  for (std::size_t t = 0; t < S; ++t) xy[t] = load(e, kind, t);
+  for (std::size_t t = 0; t < S; ++t) xy[t] = load(in, kind, t);
   Steps steps;
   steps.record("after the loads", {{"XY", known(xy)}});
   for (std::size_t s = 1; s < S; s *= 2) {
@@ -172,9 +177,9 @@ std::vector<Snapshot> kogge_stone(const Encoding& e, ScanKind kind, std::size_t 
 
 // Sec. 11.2, double buffering: each step reads one array and writes the whole other one (a copy
 // below the stride), then the two swap roles.
-std::vector<Snapshot> kogge_stone_double_buffer(const Encoding& e, ScanKind kind, std::size_t S) {
+std::vector<Snapshot> kogge_stone_double_buffer(const Inputs& x, ScanKind kind, std::size_t S) {
   Values a(S), b(S);  // b: not written yet
-  for (std::size_t t = 0; t < S; ++t) a[t] = load(e, kind, t);
+  for (std::size_t t = 0; t < S; ++t) a[t] = load(x, kind, t);
   Steps steps;
   steps.record("after the loads", {{"XY_a", a}, {"XY_b", b}});
   Values* in = &a;
@@ -191,12 +196,12 @@ std::vector<Snapshot> kogge_stone_double_buffer(const Encoding& e, ScanKind kind
 // Sec. 11.4: the reduction tree (strides 1, 2, ..., S/2: XY[k 2s + 2s - 1] += XY[k 2s + s - 1]) and
 // the reverse tree (strides S/4, ..., 1: XY[k 2s + 3s - 1] += XY[k 2s + 2s - 1]). Exclusive scans
 // shift on the way out, so the shared array is the inclusive scan's. Padded: element i at i + i/32.
-std::vector<Snapshot> brent_kung(const Encoding& e, std::size_t length, bool padded) {
+std::vector<Snapshot> brent_kung(const Inputs& in, std::size_t length, bool padded) {
   std::size_t S = 1;
   while (S + (padded ? S / 32 : 0) < length) S *= 2;
   if (S + (padded ? S / 32 : 0) != length) return {};
   std::vector<Counts> xy(S);
-  for (std::size_t i = 0; i < S; ++i) xy[i] = input(e, i);
+  for (std::size_t i = 0; i < S; ++i) xy[i] = in(i);
   const auto laid_out = [&] {
     Values v(length);
     for (std::size_t i = 0; i < S; ++i) v[padded ? i + i / 32 : i] = xy[i];
@@ -218,11 +223,11 @@ std::vector<Snapshot> brent_kung(const Encoding& e, std::size_t length, bool pad
 // Sec. 11.5 (Fig. 11.5): thread t owns XY[t f .. t f + f - 1]; phase 1 scans it sequentially and
 // writes its total to totals[t]; phase 2 is Kogge-Stone over the totals; phase 3 adds totals[t - 1]
 // into the subsection (its last element takes totals[t]). Exclusive shifts on the way out.
-std::vector<Snapshot> coarsened(const Encoding& e, std::size_t section, std::size_t T) {
+std::vector<Snapshot> coarsened(const Inputs& in, std::size_t section, std::size_t T) {
   if (T == 0 || section % T != 0) return {};
   const std::size_t f = section / T;
-  std::vector<Counts> xy(section), totals(T, Counts(e.n));
-  for (std::size_t i = 0; i < section; ++i) xy[i] = input(e, i);
+  std::vector<Counts> xy(section), totals(T, Counts(in.e.n));
+  for (std::size_t i = 0; i < section; ++i) xy[i] = in(i);
   Steps steps;
   steps.record("after the loads", {{"XY", known(xy)}, {"totals", Values(T)}});
   for (std::size_t t = 0; t < T; ++t) {
@@ -250,30 +255,68 @@ std::vector<Snapshot> coarsened(const Encoding& e, std::size_t section, std::siz
   return steps.take();
 }
 
-// The shared arrays an algorithm's kernel traces, or none when there is no model of it.
-std::vector<std::string> traced_arrays(std::string_view algorithm) {
-  if (algorithm == "kogge_stone" || algorithm == "brent_kung" || algorithm == "brent_kung_padded") return {"XY"};
-  if (algorithm == "kogge_stone_double_buffer") return {"XY_a", "XY_b"};
-  if (algorithm.rfind("coarsened", 0) == 0) return {"XY", "totals"};
+// Sec. 11.2 with warp shuffles (warp_scan.cuh): each warp of 32 threads scans its elements in
+// registers, its last lane writes the warp's total to warp_totals[w] (a barrier), warp 0 scans the
+// totals (a barrier), and each warp adds the totals before it. Only warp_totals is in shared memory.
+std::vector<Snapshot> kogge_stone_warp_shuffle(const Inputs& in, ScanKind kind, std::size_t W) {
+  std::vector<Counts> totals(W, Counts(in.e.n));
+  for (std::size_t w = 0; w < W; ++w) {
+    for (std::size_t t = 32 * w; t < 32 * w + 32; ++t) totals[w] = totals[w] + load(in, kind, t);
+  }
+  Steps steps;
+  steps.record("after each warp's shuffle scan (its last lane writes the warp's total)",
+               {{"warp_totals", known(totals)}});
+  for (std::size_t w = 1; w < W; ++w) totals[w] = totals[w] + totals[w - 1];
+  steps.record("after warp 0's shuffle scan of the warp totals", {{"warp_totals", known(totals)}});
+  return steps.take();
+}
+
+// The shared arrays a model's kernel traces, or none when there is no such model.
+std::vector<std::string> traced_arrays(std::string_view model) {
+  if (model == "kogge_stone" || model == "brent_kung" || model == "brent_kung_padded") return {"XY"};
+  if (model == "kogge_stone_double_buffer") return {"XY_a", "XY_b"};
+  if (model == "kogge_stone_warp_shuffle") return {"warp_totals"};
+  if (model.rfind("coarsened", 0) == 0) return {"XY", "totals"};
   return {};
+}
+
+// The model of a launch: its kernel's ("kogge_stone_scan_kernel": kogge_stone), so that 11.6's
+// levels use the in-block kernels' models; else the algorithm's (a kernel without a name).
+std::string model_of(std::string_view algorithm, const std::string& kernel) {
+  const std::string suffix = "_scan_kernel";
+  if (kernel.size() > suffix.size() && kernel.compare(kernel.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    const std::string name = kernel.substr(0, kernel.size() - suffix.size());
+    if (!traced_arrays(name).empty()) return name;
+  }
+  return std::string(algorithm);
+}
+
+// The elements one block of a model's kernel scans.
+std::size_t section_of(std::string_view model, const LaunchStats& launch,
+                       const std::vector<std::pair<std::string, std::size_t>>& lengths) {
+  if (model.rfind("brent_kung", 0) == 0) return 2 * std::size_t{launch.block_threads};
+  if (model.rfind("coarsened", 0) == 0) return length_of(lengths, "XY");
+  return launch.block_threads;
 }
 
 }  // namespace
 
 std::vector<Snapshot> model_steps(std::string_view algorithm, const Encoding& e, ScanKind kind,
-                                  const std::vector<std::pair<std::string, std::size_t>>& lengths) {
+                                  const std::vector<std::pair<std::string, std::size_t>>& lengths, std::size_t width) {
   for (const std::string& name : traced_arrays(algorithm)) {
     if (length_of(lengths, name) == 0) return {};
   }
-  if (algorithm == "kogge_stone") return kogge_stone(e, kind, length_of(lengths, "XY"));
+  const Inputs in{e, width};
+  if (algorithm == "kogge_stone") return kogge_stone(in, kind, length_of(lengths, "XY"));
   if (algorithm == "kogge_stone_double_buffer") {
     if (length_of(lengths, "XY_a") != length_of(lengths, "XY_b")) return {};
-    return kogge_stone_double_buffer(e, kind, length_of(lengths, "XY_a"));
+    return kogge_stone_double_buffer(in, kind, length_of(lengths, "XY_a"));
   }
+  if (algorithm == "kogge_stone_warp_shuffle") return kogge_stone_warp_shuffle(in, kind, length_of(lengths, "warp_totals"));
   if (algorithm == "brent_kung" || algorithm == "brent_kung_padded") {
-    return brent_kung(e, length_of(lengths, "XY"), algorithm == "brent_kung_padded");
+    return brent_kung(in, length_of(lengths, "XY"), algorithm == "brent_kung_padded");
   }
-  if (algorithm.rfind("coarsened", 0) == 0) return coarsened(e, length_of(lengths, "XY"), length_of(lengths, "totals"));
+  if (algorithm.rfind("coarsened", 0) == 0) return coarsened(in, length_of(lengths, "XY"), length_of(lengths, "totals"));
   return {};
 }
 
@@ -616,8 +659,12 @@ std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::
     // where there is a model of them.
     std::vector<std::vector<Snapshot>> add_frames, add_model;
     bool modelled = false;
+    // 11.6: each level's in-block scan is inclusive; level k + 1 scans the block sums of level k.
+    const bool hierarchical = algorithm.name.rfind("hierarchical", 0) == 0;
+    std::size_t level = 0, width = 1;
     for (std::size_t l = 0; l < runs.front().launches.size(); ++l) {
-      const std::vector<std::string> names = arrays_of(runs.front().launches[l]);
+      const LaunchStats& launch = runs.front().launches[l];
+      const std::vector<std::string> names = arrays_of(launch);
       std::vector<std::vector<Snapshot>> per_run;
       for (std::size_t r = 0; r < runs.size(); ++r) {
         per_run.push_back(frames<Counts>(runs[r].launches[l], names, [&](U v) { return counts(v, *e, r); }));
@@ -628,14 +675,23 @@ std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::
       if (!add_frames.back().empty()) {
         for (const auto& [array, values] : add_frames.back()[0].arrays) lengths.push_back({array, values.size()});
       }
-      add_model.push_back(model_steps(algorithm.name, *e, kind, lengths));
+      const std::string model = model_of(algorithm.name, launch.kernel);
+      add_model.push_back(model_steps(model, *e, hierarchical ? ScanKind::inclusive : kind, lengths, width));
       if (add_model.back().empty() || !merged) continue;
       modelled = true;
-      const std::string found = compare(add_model.back(), each_once(only(*merged, traced_arrays(algorithm.name))));
+      ++level;
+      const std::string found = compare(add_model.back(), each_once(only(*merged, traced_arrays(model))));
       if (!found.empty()) {
+        const std::string which =
+            !hierarchical ? ""
+            : level == 1  ? "\n  in level 1 of the hierarchy (" + launch.kernel + ": each block scans its section; block 0 shown):"
+                          : "\n  in level " + std::to_string(level) + " of the hierarchy (" + launch.kernel +
+                               ": block 0 scans the block sums, its element i being x[i " + std::to_string(width) +
+                               " .. i " + std::to_string(width) + " + " + std::to_string(width - 1) + "]):";
         return "\nWhere it first leaves the book's algorithm (" + run + ", so that each value in shared memory says "
-               "which inputs it combines):" + found;
+               "which inputs it combines):" + which + found;
       }
+      width *= section_of(model, launch, lengths);
     }
     // The output, as ranges.
     std::vector<Counts> y(n, Counts(n));
@@ -648,11 +704,20 @@ std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::
     if (!lines.empty()) {
       // (No kind's words here, such as "race": the report classifies a failure by its text,
       // tools/scanlab_lab/diagnose.py.)
-      return modelled ? "\nIts shared memory (" + run + ") holds what the book's algorithm says at every barrier, so "
-                        "the error is in what goes into y (the stores after the last barrier), or in a step that "
-                        "goes wrong only when the threads run in another order:" + show_lines(lines, "of y")
-                      : "\nWhere it goes wrong (" + run + ", so that each value says which inputs it combines), in "
-                        "the output y:" + show_lines(lines, "of y");
+      if (hierarchical && modelled) {
+        return "\nEach level's in-block scan (" + run + ") holds what the book's algorithm says at every barrier, "
+               "so the error is in step 3, where each section adds the scanned block sums of the sections before it "
+               "(add_block_sums_kernel), or in the stores into y:" + show_lines(lines, "of y");
+      }
+      if (modelled) {
+        return "\nIts shared memory (" + run + ") holds what the book's algorithm says at every barrier, so the "
+               "error is in what goes into y (the stores after the last barrier), or in a step that goes wrong "
+               "only when the threads run in another order:" + show_lines(lines, "of y");
+      }
+      return "\nWhere it goes wrong (" + run + ", so that each value says which inputs it combines), in the output y" +
+             (algorithm.name == "sequential" ? ", which the loop writes in index order (the first line is the first "
+                                               "iteration that goes wrong)" : "") +
+             ":" + show_lines(lines, "of y");
     }
     if (op == OpKind::add || n > kMaxOpInputs) return "";
     // The add scan is right at every step: the operator's order, or + in its place.

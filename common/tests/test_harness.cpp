@@ -673,6 +673,17 @@ TEST(Grading, ExplainModelsEndWithTheScan) {
       EXPECT_EQ(final_element(bk, 0, i), prefix) << n;
       EXPECT_EQ(final_element(co, 0, i), prefix) << n;
     }
+    // The warp shuffle's warp totals (2 warps): scanned, each the prefix up to its warp's last element.
+    const auto ws = ex::model_steps("kogge_stone_warp_shuffle", e, scanlab::ScanKind::inclusive, {{"warp_totals", 2}});
+    ASSERT_EQ(ws.size(), 2u) << n;
+    EXPECT_EQ(final_element(ws, 0, 1), final_element(bk, 0, n - 1)) << n;  // x[0 .. n - 1]
+    // 11.6's level 2 over sections of 4: element i is the block sum x[4 i .. 4 i + 3].
+    const auto level2 = ex::model_steps("kogge_stone", e, scanlab::ScanKind::inclusive, {{"XY", 4}}, 4);
+    ASSERT_FALSE(level2.empty());
+    EXPECT_EQ(ex::show_counts(*level2.front().arrays.at(0).second.at(0)), final_element(bk, 0, std::min<std::size_t>(n, 4) - 1)) << n;
+    if (n > 4) {
+      EXPECT_EQ(final_element(level2, 0, 1), "x[0.." + std::to_string(std::min<std::size_t>(n, 8) - 1) + "]") << n;
+    }
   }
 }
 

@@ -65,11 +65,14 @@ struct State {
 };
 using Snapshot = State<Counts>;
 
-/// The snapshots of the book's algorithm `algorithm` (a section's algorithm name) on n inputs, for
-/// shared arrays of the lengths the kernel traced (`length` of an array name, 0 if not traced): each
-/// state once, as traced_steps keeps them. Empty when there is no model for that name.
+/// The snapshots of the book's algorithm `algorithm` (a section's algorithm name, or an in-block
+/// kernel's name without "_scan_kernel") on n inputs, for shared arrays of the lengths the kernel
+/// traced (`length` of an array name, 0 if not traced): each state once, as traced_steps keeps them.
+/// `width` > 1: a level of 11.6's hierarchy, whose element i is the block sum x[i w .. i w + w - 1].
+/// Empty when there is no model for that name.
 std::vector<Snapshot> model_steps(std::string_view algorithm, const Encoding& e, ScanKind kind,
-                                  const std::vector<std::pair<std::string, std::size_t>>& lengths);
+                                  const std::vector<std::pair<std::string, std::size_t>>& lengths,
+                                  std::size_t width = 1);
 
 /// The traced snapshots of block 0 of `launch` over the arrays `names`, read as run `run` of `e`, each
 /// state once (as traced_steps keeps them). A "?" (never written) is nothing.
