@@ -9,6 +9,7 @@
 
 #include "scanlab/dispatch.hpp"
 #include "scanlab/inputs.hpp"
+#include "scanlab/memory.hpp"
 #include "scanlab/reference.hpp"
 #include "scanlab/verify.hpp"
 
@@ -525,7 +526,7 @@ std::vector<std::string> arrays_of(const LaunchStats& launch) {
 }
 
 // ---- a run with another operator, on x[i] = 2^i: each value that is one input says which ----------
-constexpr std::size_t kMaxOpInputs = 62;  // 2^61 is the largest power of two an int64 holds, and stays positive
+constexpr std::size_t kMaxOpInputs = 62;  // x[61] = 2^61: a sum of distinct inputs stays below 2^62, positive
 
 // A value of that run, with what the add run says it combines (the traced run's own values: nothing).
 struct OpValue {
@@ -697,9 +698,21 @@ std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::
     std::vector<Counts> y(n, Counts(n));
     std::vector<std::string> lines;
     for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t r = 0; r < runs.size(); ++r) y[i] = y[i] + counts(static_cast<U>(runs[r].y[i]), *e, r);
+      // Never written: still the poison of the run's output (kPoisonByte in every byte), or the -1 that
+      // run_traced put there, in every run; no sum of inputs is either.
+      bool written = false;
+      for (std::size_t r = 0; r < runs.size(); ++r) {
+        y[i] = y[i] + counts(static_cast<U>(runs[r].y[i]), *e, r);
+        std::int64_t poison;
+        std::memset(&poison, kPoisonByte, sizeof poison);
+        written = written || (runs[r].y[i] != -1 && runs[r].y[i] != poison);
+      }
       const Counts want = prefix(*e, kind, i);
-      if (y[i] != want) lines.push_back(describe("y[" + std::to_string(i) + "]", y[i], want));
+      if (!written) {
+        lines.push_back(describe("y[" + std::to_string(i) + "]", std::nullopt, want));
+      } else if (y[i] != want) {
+        lines.push_back(describe("y[" + std::to_string(i) + "]", y[i], want));
+      }
     }
     if (!lines.empty()) {
       // (No kind's words here, such as "race": the report classifies a failure by its text,

@@ -8,7 +8,6 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
-#include <utility>
 
 #include "scanlab/dispatch.hpp"
 #include "scanlab/error.hpp"
@@ -87,14 +86,16 @@ std::optional<std::string> unavailable(const AlgorithmTable& table) {
 
 namespace {
 
-// Once per process: a mutant's run of the whole suite explains its first failure only (explain.hpp).
-bool first_explanation() {
-  static bool done = false;
-  return !std::exchange(done, true);
+// Once per algorithm and process: a mutant's run of the whole suite explains each kernel's first
+// failure only (explain.hpp), at most a second or two each. Per kernel, not once in all: a bug that
+// shows only past one large section (11.6-11.8) is explained by the small-section variant's test.
+bool first_explanation(const Algorithm& algorithm) {
+  static std::set<std::string> done;
+  return done.insert(std::string(algorithm.name)).second;
 }
 
 std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& failing, std::uint64_t seed) {
-  return first_explanation() ? explain::smallest_failure(algorithm, failing, seed) : "";
+  return first_explanation(algorithm) ? explain::smallest_failure(algorithm, failing, seed) : "";
 }
 
 }  // namespace
@@ -138,10 +139,10 @@ namespace {
 // For a result that changes with the order of the threads: the smallest size where it still does
 // (within 1 s, at most 15 sizes, the same thread orders and seed: the schedule stays fixed), then where
 // the kernel leaves the book's algorithm when its threads run in reverse order (or the random order,
-// when the reverse one follows the book). Once per process, with smallest_failure.
+// when the reverse one follows the book). Once per algorithm, with smallest_failure.
 std::string smallest_race(const Algorithm& algorithm, DType type, OpKind op, ScanKind kind, std::size_t n,
                           std::uint64_t seed) {
-  if (!first_explanation()) return "";
+  if (!first_explanation(algorithm)) return "";
   const auto start = std::chrono::steady_clock::now();
   int runs = 0;
   for (std::size_t m : explain::kShrinkSizes) {
@@ -273,6 +274,27 @@ std::string blocks_hint([[maybe_unused]] const std::string& failure,
 
 namespace {
 
+// A wrong output that shows only past one large section (11.6, 11.7: thousands of elements) is
+// explained with the section's test-only variant of the same kernels over small sections
+// ("..._small_sections" in GradingOptions::small_sections), when the failure has no explanation of its own.
+std::string small_sections_explanation(const AlgorithmTable* table, const Algorithm& algorithm, DType type, OpKind op,
+                                       ScanKind kind, std::size_t n, const std::string& failure) {
+  if (table == nullptr || failure.find("\nThe smallest failing case found") != std::string::npos) return "";
+  const std::string suffix = "_small_sections";
+  for (const Algorithm& small : table->algorithms) {
+    const std::string name(small.name);
+    if (name == algorithm.name || name.size() <= suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+      continue;
+    }
+    if (!first_explanation(small)) return "";
+    const std::string found = explain::smallest_failure(small, ScanProblem{type, op, kind, n, false}, 1);
+    if (found.empty()) return "";
+    return "\nThe same kernels with small sections (" + name + ": " + std::string(small.summary) + ") fail too:" + found;
+  }
+  return "";
+}
+
 class GradingTest : public ::testing::Test {
  public:
   GradingTest(const AlgorithmTable& table, const Algorithm& algorithm, DType type, OpKind op, ScanKind kind,
@@ -285,7 +307,10 @@ class GradingTest : public ::testing::Test {
     blocks_hint("", {});  // forget the waits of earlier tests
     bool ran = true;
     std::size_t failed_n = 0;
-    const std::string failure = check_sizes(algorithm_, type_, op_, kind_, sizes, false, 1, &ran, &failed_n);
+    std::string failure = check_sizes(algorithm_, type_, op_, kind_, sizes, false, 1, &ran, &failed_n);
+    if (ran && !failure.empty()) {
+      failure += small_sections_explanation(options_.small_sections, algorithm_, type_, op_, kind_, failed_n, failure);
+    }
     const auto in_index_order = [&] { return check_sizes(algorithm_, type_, op_, kind_, {failed_n}, false, 1); };
     EXPECT_EQ(failure, "") << (ran ? blocks_hint(failure, in_index_order) : "") << "see " << options_.source_hint;
     if (failure.empty() && op_ == OpKind::add) {
