@@ -34,6 +34,9 @@ in the README, which a Git host does not show, mark what is generated:
         look-back and where it combined from, the tiles that finished before the tiles before them
   <!-- gen trace NAME --> ``` ... ``` <!-- /gen -->
         a trace of the example array (GENERATED/trace_NAME.txt, docs/run_trace.cmake)
+  <!-- gen explain SECTION MUTANT --> ``` ... ``` <!-- /gen -->
+        the grader's report of the mutant's first failure (GENERATED/explain_SECTION_MUTANT.txt,
+        docs/run_explain.cmake)
   <!-- gen nav -->  links  <!-- /gen -->
         the previous and next section
   <!-- gen bench_table CSV ALGORITHM [copy=X] [cub=Y] -->  line, table  <!-- /gen -->
@@ -879,6 +882,15 @@ class Expander:
         with open(path, encoding="utf-8") as f:
             return "\n```\n" + f.read().rstrip("\n") + "\n```\n", None
 
+    def explain(self, words, where):
+        """The grader's report of a mutant (issue 37): its first failing test's name, then the report."""
+        path = os.path.join(self.generated, f"explain_{'_'.join(words)}.txt")
+        if len(words) != 2 or not os.path.isfile(path):
+            return None, f"gen explain: {path} was not written (docs/run_explain.cmake)"
+        with open(path, encoding="utf-8") as f:
+            test, _, report = f.read().rstrip("\n").partition("\n")
+        return f"\n`{test}` fails:\n\n```\n{report}\n```\n", None
+
     def nav(self, section, for_page):
         k = self.sections.index(section)
         parts = []
@@ -914,6 +926,8 @@ class Expander:
                 new, err = self.examples(where)
             elif kind == "trace":
                 new, err = self.trace(rest, where)
+            elif kind == "explain":
+                new, err = self.explain(rest, where)
             elif kind == "banks":
                 new, err = self.banks(rest, where)
             elif kind == "statuses":
@@ -931,7 +945,8 @@ class Expander:
                     new, err = match.group(2), None
             else:
                 new, err = None, f"unknown directive 'gen {match.group(1)}'"
-            if err and self.committed and kind in ("counts", "value", "work", "examples", "trace", "banks", "statuses"):
+            if err and self.committed and kind in ("counts", "value", "work", "examples", "trace", "banks", "statuses",
+                                                   "explain"):
                 err, new = None, match.group(2)  # no runs in this build: the README's copy stands
             if err:
                 self.problems.add(where, err)

@@ -29,8 +29,12 @@ Algorithm algorithm(const AlgorithmTable& in, std::string_view name) { return gr
 // The hierarchical code is the same whichever in-block kernel runs step 1, so every type and
 // operator is graded over the default one (table entry 0, the coarsened kernel, sections of 4096),
 // up to 3 sections and one element; the other kernels are checked below.
-const bool registered =
-    grading::register_grading_tests(grading::first_algorithm_only(table()), SCANLAB_GRADING_OPTIONS(3 * 4096 + 1));
+// A wrong output that needs several 4096-element sections is explained over the 32-element ones.
+const bool registered = [] {
+  grading::GradingOptions options = SCANLAB_GRADING_OPTIONS(3 * 4096 + 1);
+  options.small_sections = &test_table();
+  return grading::register_grading_tests(grading::first_algorithm_only(table()), options);
+}();
 
 struct Problem {
   DType type;

@@ -86,6 +86,10 @@ void add_section_options(cli::Parser& p, Options& o) {
          "run under forward, reverse and random thread orders and\n"
          "report whether the outputs differ (a race)",
          o.race_check);
+  p.flag("--explain",
+         "after a wrong output, the smallest case that still fails and where\n"
+         "the kernel first leaves the book's algorithm (what the grader shows)",
+         o.explain);
   p.option("--block-order", "O", "forward | reverse | random: the order blocks run in",
            [&o](const std::string& v) { o.block_order = order("--block-order", v); });
   p.option("--thread-order", "O", "forward | reverse | random: the order threads run between barriers",

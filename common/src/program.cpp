@@ -9,6 +9,7 @@
 
 #include "scanlab/cli.hpp"
 #include "scanlab/error.hpp"
+#include "scanlab/explain.hpp"
 #include "scanlab/inputs.hpp"
 #include "scanlab/memory.hpp"
 #include "scanlab/options.hpp"
@@ -165,8 +166,8 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
       return 0;
     }
     const bool cpu = table.backend == Backend::cpu;
-    if (!cpu && (o.trace || o.race_check || !o.block_order.empty() || !o.thread_order.empty())) {
-      throw UsageError("--trace, --race-check, --block-order and --thread-order need --backend cpu");
+    if (!cpu && (o.trace || o.race_check || o.explain || !o.block_order.empty() || !o.thread_order.empty())) {
+      throw UsageError("--trace, --race-check, --explain, --block-order and --thread-order need --backend cpu");
     }
 #if defined(SCANLAB_WITH_EMULATOR)
     if (cpu) {
@@ -287,6 +288,13 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
       if (!row.verified) {
         all_passed = false;
         std::printf("  FAILED: %s\n", failure.c_str());
+        // The grader's explanation (explain.hpp), for this case: not after an error, nor for --sections
+        // (the shrink scans one section).
+        if (o.explain && !threw && !o.sections) {
+          const std::string why = grading::explain::smallest_failure(*a, problem, o.seed);
+          std::printf("%s\n", why.empty() ? "  (--explain: no smaller failing case, and nothing to explain for this one)"
+                                           : why.c_str());
+        }
         rows.push_back(row);
         continue;
       }

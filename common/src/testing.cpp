@@ -86,95 +86,16 @@ std::optional<std::string> unavailable(const AlgorithmTable& table) {
 
 namespace {
 
-// ---- the smallest failing case (issue 37) ---------------------------------------------------------
-// After a wrong output, the grader looks for a smaller case that still fails, with inputs a reader can
-// follow by hand: all ones, then 1, 2, ..., n, then seeded random values as the tests draw them.
-
-enum class Simple { ones, counting, seeded };
-
-HostArray simple_input(DType type, OpKind op, std::size_t n, Simple kind, std::uint64_t seed) {
-  if (kind == Simple::seeded) return make_input(type, op, n, seed + n);
-  HostArray a(type, n);
-  visit_type(type, [&](auto t) {
-    using T = typename decltype(t)::type;
-    for (std::size_t i = 0; i < n; ++i) a.as<T>()[i] = kind == Simple::ones ? T(1) : static_cast<T>(i + 1);
-  });
-  return a;
+// Once per algorithm and process: a mutant's run of the whole suite explains each kernel's first
+// failure only (explain.hpp), at most a second or two each. Per kernel, not once in all: a bug that
+// shows only past one large section (11.6-11.8) is explained by the small-section variant's test.
+bool first_explanation(const Algorithm& algorithm) {
+  static std::set<std::string> done;
+  return done.insert(std::string(algorithm.name)).second;
 }
 
-// "[1, 2, 3]", the first 16 elements and a count of the rest.
-template <class T>
-std::string show_elements(const T* a, std::size_t n) {
-  std::ostringstream out;
-  out << "[";
-  for (std::size_t i = 0; i < std::min<std::size_t>(n, 16); ++i) {
-    if (i) out << ", ";
-    if constexpr (std::is_floating_point_v<T>) {
-      out << static_cast<double>(a[i]);
-    } else {
-      out << static_cast<long long>(a[i]);
-    }
-  }
-  if (n > 16) out << ", ... (" << n - 16 << " more)";
-  out << "]";
-  return out.str();
-}
-
-// The case in full: the input, what the scan should give, what the kernel gave.
-std::string show_case(const ScanProblem& p, const HostArray& input, const HostArray& output, Simple kind,
-                      const VerifyResult& v) {
-  return visit_type_op(p.type, p.op, [&](auto t, auto op) {
-    using T = typename decltype(t)::type;
-    std::vector<T> expected(p.n);
-    reference_scan(input.as<T>(), expected.data(), p.n, op, p.kind);
-    const char* what = kind == Simple::ones ? "all ones" : kind == Simple::counting ? "1, 2, ..., n" : "seeded random values";
-    std::ostringstream out;
-    out << "\nThe smallest failing case found: n = " << p.n << ", x = " << what << "\n  x        "
-        << show_elements(input.as<T>(), p.n) << "\n  expected " << show_elements(expected.data(), p.n)
-        << "\n  got      " << show_elements(output.as<T>(), p.n) << "\n  (" << v.wrong << " of " << p.n
-        << " elements wrong)";
-    return out.str();
-  });
-}
-
-// Sizes around the edges a kernel's structure has (a warp, a block, a section), ascending.
-constexpr std::size_t kShrinkSizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 16, 31, 32, 33, 63, 64, 65, 127, 128, 129,
-                                        255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049};
-
-// Within a budget (1 s, 40 runs), the first case smaller than `failing` that still gives a wrong output;
-// "" when there is none, or when a run ends in an error (a hang or a memory error tells its own story).
-// Then, for that case (or `failing` itself when nothing smaller fails), where the kernel first leaves
-// the book's algorithm (explain.hpp: one more run, traced; cpu backend only).
-// Once per process: a mutant's run of the whole suite shrinks its first failure only.
 std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& failing, std::uint64_t seed) {
-  static bool done = false;
-  if (done) return "";
-  done = true;
-  const auto start = std::chrono::steady_clock::now();
-  int runs = 0;
-  for (std::size_t n : kShrinkSizes) {
-    if (n >= failing.n) break;
-    for (Simple kind : {Simple::ones, Simple::counting, Simple::seeded}) {
-      if (++runs > 40 || std::chrono::steady_clock::now() - start > std::chrono::seconds(1)) return "";
-      ScanProblem problem = failing;
-      problem.n = n;
-      const HostArray input = simple_input(problem.type, problem.op, n, kind, seed);
-      HostArray output(problem.type, n);
-      if (problem.in_place) std::memcpy(output.data(), input.data(), input.bytes());
-      RunRequest request{problem, problem.in_place ? output.data() : input.data(), output.data(), 0, false};
-      try {
-        algorithm.run(request);
-      } catch (const std::exception&) {
-        return "";
-      }
-      const VerifyResult v = verify_scan(problem, input.data(), output.data());
-      if (!v.passed) {
-        return show_case(problem, input, output, kind, v) +
-               explain::where_it_went_wrong(algorithm, problem.kind, n, problem.op == OpKind::add);
-      }
-    }
-  }
-  return explain::where_it_went_wrong(algorithm, failing.kind, failing.n, failing.op == OpKind::add);
+  return first_explanation(algorithm) ? explain::smallest_failure(algorithm, failing, seed) : "";
 }
 
 }  // namespace
@@ -212,6 +133,53 @@ std::string check_sizes(const Algorithm& algorithm, DType type, OpKind op, ScanK
   return "";
 }
 
+namespace {
+
+#if defined(SCANLAB_WITH_EMULATOR)
+// For a result that changes with the order of the threads: the smallest size where it still does
+// (within 1 s, at most 15 sizes, the same thread orders and seed: the schedule stays fixed), then where
+// the kernel leaves the book's algorithm when its threads run in reverse order (or the random order,
+// when the reverse one follows the book). Once per algorithm, with smallest_failure.
+std::string smallest_race(const Algorithm& algorithm, DType type, OpKind op, ScanKind kind, std::size_t n,
+                          std::uint64_t seed) {
+  if (!first_explanation(algorithm)) return "";
+  const auto start = std::chrono::steady_clock::now();
+  int runs = 0;
+  for (std::size_t m : explain::kShrinkSizes) {
+    if (m >= n || ++runs > 15 || std::chrono::steady_clock::now() - start > std::chrono::seconds(1)) break;
+    const HostArray input = make_input(type, op, m, seed);
+    HostArray output(type, m);
+    try {
+      if (!compare_thread_orders(algorithm, RunRequest{{type, op, kind, m, false}, input.data(), output.data()}, seed)
+               .empty()) {
+        n = m;
+        break;
+      }
+    } catch (const std::exception&) {
+      break;
+    }
+  }
+  const emu::Settings saved = emu::settings();
+  std::string found;
+  for (const emu::Order order : {emu::Order::reverse, emu::Order::random}) {
+    emu::settings().thread_order = order;
+    emu::settings().seed = seed;
+    found = explain::where_it_went_wrong(algorithm, kind, n, op);
+    if (!found.empty()) {
+      found = "\nThe smallest size found where the output changes with the order of the threads: n = " +
+              std::to_string(n) + "; with the threads of each step run in " + emu::order_name(order) +
+              " order (SCANLAB_EMU_THREAD_ORDER=" + emu::order_name(order) +
+              (order == emu::Order::random ? " SCANLAB_EMU_SEED=" + std::to_string(seed) : std::string()) + "):" + found;
+      break;
+    }
+  }
+  emu::settings() = saved;
+  return found;
+}
+#endif
+
+}  // namespace
+
 std::string race_check(const Algorithm& algorithm, DType type, OpKind op, ScanKind kind, std::size_t n,
                        std::uint64_t seed) {
   const HostArray input = make_input(type, op, n, seed);
@@ -228,7 +196,14 @@ std::string race_check(const Algorithm& algorithm, DType type, OpKind op, ScanKi
 #if defined(SCANLAB_WITH_EMULATOR)
   emu::settings() = saved;
 #endif
-  return verdict.empty() ? "" : std::string(algorithm.name) + " at n = " + std::to_string(n) + ": " + verdict;
+  if (verdict.empty()) return "";
+  std::string explained;
+#if defined(SCANLAB_WITH_EMULATOR)
+  emu::settings().resident_blocks = 1;
+  explained = smallest_race(algorithm, type, op, kind, n, seed);
+  emu::settings() = saved;
+#endif
+  return std::string(algorithm.name) + " at n = " + std::to_string(n) + ": " + verdict + explained;
 }
 
 std::string schedule_check([[maybe_unused]] const Algorithm& algorithm, [[maybe_unused]] DType type,
@@ -299,6 +274,27 @@ std::string blocks_hint([[maybe_unused]] const std::string& failure,
 
 namespace {
 
+// A wrong output that shows only past one large section (11.6, 11.7: thousands of elements) is
+// explained with the section's test-only variant of the same kernels over small sections
+// ("..._small_sections" in GradingOptions::small_sections), when the failure has no explanation of its own.
+std::string small_sections_explanation(const AlgorithmTable* table, const Algorithm& algorithm, DType type, OpKind op,
+                                       ScanKind kind, std::size_t n, const std::string& failure) {
+  if (table == nullptr || failure.find("\nThe smallest failing case found") != std::string::npos) return "";
+  const std::string suffix = "_small_sections";
+  for (const Algorithm& small : table->algorithms) {
+    const std::string name(small.name);
+    if (name == algorithm.name || name.size() <= suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+      continue;
+    }
+    if (!first_explanation(small)) return "";
+    const std::string found = explain::smallest_failure(small, ScanProblem{type, op, kind, n, false}, 1);
+    if (found.empty()) return "";
+    return "\nThe same kernels with small sections (" + name + ": " + std::string(small.summary) + ") fail too:" + found;
+  }
+  return "";
+}
+
 class GradingTest : public ::testing::Test {
  public:
   GradingTest(const AlgorithmTable& table, const Algorithm& algorithm, DType type, OpKind op, ScanKind kind,
@@ -311,7 +307,10 @@ class GradingTest : public ::testing::Test {
     blocks_hint("", {});  // forget the waits of earlier tests
     bool ran = true;
     std::size_t failed_n = 0;
-    const std::string failure = check_sizes(algorithm_, type_, op_, kind_, sizes, false, 1, &ran, &failed_n);
+    std::string failure = check_sizes(algorithm_, type_, op_, kind_, sizes, false, 1, &ran, &failed_n);
+    if (ran && !failure.empty()) {
+      failure += small_sections_explanation(options_.small_sections, algorithm_, type_, op_, kind_, failed_n, failure);
+    }
     const auto in_index_order = [&] { return check_sizes(algorithm_, type_, op_, kind_, {failed_n}, false, 1); };
     EXPECT_EQ(failure, "") << (ran ? blocks_hint(failure, in_index_order) : "") << "see " << options_.source_hint;
     if (failure.empty() && op_ == OpKind::add) {

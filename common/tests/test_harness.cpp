@@ -107,7 +107,7 @@ TEST(Cli, HelpAndCapabilitiesShowEveryOption) {
   add_section_options(parser, o);
   const std::string help = parser.help();
   const std::vector<std::string> names = parser.long_options();
-  EXPECT_EQ(names.size(), 21u);
+  EXPECT_EQ(names.size(), 22u);
   for (const auto& name : names) EXPECT_NE(help.find("  " + name + " "), std::string::npos) << name;
   const std::string caps = parser.capabilities("11.9", true, {"a", "b"});
   EXPECT_EQ(caps.find('\n'), std::string::npos);
@@ -574,12 +574,23 @@ TEST(Grading, SmallestFailingCaseIsShownInFull) {
 namespace ex = scanlab::grading::explain;
 
 // A value of the traced run is a sum of x[i] = 16^i: its digits count the inputs, shown as ranges.
+// Past 16 inputs, run w counts x[16 w .. 16 w + 15].
 TEST(Grading, ExplainShowsValuesAsRangesOfInputs) {
   const ex::Encoding e = *ex::encoding_for(6);
-  EXPECT_EQ(e.bits, 4u);
-  EXPECT_EQ(ex::encoding_for(32)->bits, 2u);
-  EXPECT_FALSE(ex::encoding_for(33));
+  EXPECT_EQ(e.runs(), 1u);
+  EXPECT_EQ(ex::encoding_for(33)->runs(), 3u);
+  EXPECT_EQ(ex::encoding_for(64)->runs(), 4u);
+  EXPECT_EQ(ex::encoding_for(512)->runs(), 32u);
+  EXPECT_FALSE(ex::encoding_for(513));
+  EXPECT_FALSE(ex::encoding_for(0));
   EXPECT_EQ(ex::counts(0x21110, e), (std::vector<unsigned>{0, 1, 1, 1, 2, 0}));
+  const ex::Encoding e20 = *ex::encoding_for(20);
+  EXPECT_EQ(ex::encoded_input(e20, 1, 17), 16u);
+  EXPECT_EQ(ex::encoded_input(e20, 0, 17), 0u);
+  ex::Counts in_run_1(20);
+  in_run_1[16] = 1;
+  in_run_1[17] = 2;
+  EXPECT_EQ(ex::counts(0x21, e20, 1), in_run_1);
   EXPECT_EQ(ex::show_counts({1, 1, 1, 0}), "x[0..2]");
   EXPECT_EQ(ex::show_counts({0, 1, 0, 1}), "x[1], x[3]");
   EXPECT_EQ(ex::show_counts({2, 1, 1, 3}), "x[0..3] with x[0] twice and x[3] 3 times");
@@ -616,27 +627,27 @@ TEST(Grading, ExplainFindsTheFirstStepThatLeavesTheModel) {
   ASSERT_EQ(model.size(), 3u);
   const std::vector<std::string> load{"1", "16", "256", "4096"};
   const std::vector<std::string> right1{"1", "17", "272", "4352"}, right2{"1", "17", "273", "4369"};
-  EXPECT_EQ(ex::compare(model, ex::traced_snapshots(trace_of({load, right1, right2}), {"XY"}), e), "");
+  EXPECT_EQ(ex::compare(model, ex::traced_snapshots(trace_of({load, right1, right2}), {"XY"}, e)), "");
 
   const std::vector<std::string> race1{"1", "17", "273", "4369"}, race2{"1", "17", "274", "4386"};
-  EXPECT_EQ(ex::compare(model, ex::traced_snapshots(trace_of({load, race1, race2}), {"XY"}), e),
+  EXPECT_EQ(ex::compare(model, ex::traced_snapshots(trace_of({load, race1, race2}), {"XY"}, e)),
             "\n  after the step with stride 1 (traced at the barrier at kogge_stone.cuh:85):"
             "\n    XY[2] holds x[0..2], it should hold x[1..2]: x[0] should not be in it"
             "\n    XY[3] holds x[0..3], it should hold x[2..3]: x[0..1] should not be in it");
 
   const std::string states = "\n  (its shared memory went through 2 states, one per barrier where it changed; the "
                              "book's algorithm through 3)";
-  EXPECT_EQ(ex::compare(model, ex::traced_snapshots(trace_of({load, race2}), {"XY"}), e),
+  EXPECT_EQ(ex::compare(model, ex::traced_snapshots(trace_of({load, race2}), {"XY"}, e)),
             "\n  after the step with stride 1 (traced at the end of the block):"
             "\n    XY[2] holds x[0..2] with x[0] twice, it should hold x[1..2]: x[0] is counted twice"
             "\n    XY[3] holds x[0..3] with x[0..1] twice, it should hold x[2..3]: x[0..1] is counted twice" + states);
-  EXPECT_EQ(ex::compare(model, ex::traced_snapshots(trace_of({load, right1}), {"XY"}), e),
+  EXPECT_EQ(ex::compare(model, ex::traced_snapshots(trace_of({load, right1}), {"XY"}, e)),
             "\n  after the step with stride 2, which left its shared memory as it was after the step with stride 1:"
             "\n    XY[2] holds x[1..2], it should hold x[0..2]: x[0] is missing"
             "\n    XY[3] holds x[2..3], it should hold x[0..3]: x[0..1] is missing" + states);
-  EXPECT_EQ(ex::compare(model, ex::traced_snapshots(trace_of({load, right2}), {"XY"}), e), "");  // two steps at once
+  EXPECT_EQ(ex::compare(model, ex::traced_snapshots(trace_of({load, right2}), {"XY"}, e)), "");  // two steps at once
 
-  EXPECT_EQ(ex::compare(model, ex::traced_snapshots(trace_of({load, {"1", "17", "272", "?"}, right2}), {"XY"}), e),
+  EXPECT_EQ(ex::compare(model, ex::traced_snapshots(trace_of({load, {"1", "17", "272", "?"}, right2}), {"XY"}, e)),
             "\n  after the step with stride 1 (traced at the barrier at kogge_stone.cuh:85):"
             "\n    XY[3] was never written, it should hold x[2..3]");
 }
@@ -648,7 +659,7 @@ TEST(Grading, ExplainModelsEndWithTheScan) {
     std::size_t S = 1;
     while (S < n) S *= 2;
     const auto final_element = [&](const std::vector<ex::Snapshot>& steps, std::size_t array, std::size_t i) {
-      return ex::show_counts(ex::counts(*steps.back().arrays.at(array).second.at(i), e));
+      return ex::show_counts(*steps.back().arrays.at(array).second.at(i));
     };
     const auto ks = ex::model_steps("kogge_stone", e, scanlab::ScanKind::exclusive, {{"XY", S}});
     const auto db = ex::model_steps("kogge_stone_double_buffer", e, scanlab::ScanKind::inclusive,
@@ -666,20 +677,38 @@ TEST(Grading, ExplainModelsEndWithTheScan) {
       EXPECT_EQ(final_element(bk, 0, i), prefix) << n;
       EXPECT_EQ(final_element(co, 0, i), prefix) << n;
     }
+    // The warp shuffle's warp totals (2 warps): scanned, each the prefix up to its warp's last element.
+    const auto ws = ex::model_steps("kogge_stone_warp_shuffle", e, scanlab::ScanKind::inclusive, {{"warp_totals", 2}});
+    ASSERT_EQ(ws.size(), 2u) << n;
+    EXPECT_EQ(final_element(ws, 0, 1), final_element(bk, 0, n - 1)) << n;  // x[0 .. n - 1]
+    // 11.6's level 2 over sections of 4: element i is the block sum x[4 i .. 4 i + 3].
+    const auto level2 = ex::model_steps("kogge_stone", e, scanlab::ScanKind::inclusive, {{"XY", 4}}, 4);
+    ASSERT_FALSE(level2.empty());
+    EXPECT_EQ(ex::show_counts(*level2.front().arrays.at(0).second.at(0)), final_element(bk, 0, std::min<std::size_t>(n, 4) - 1)) << n;
+    if (n > 4) {
+      EXPECT_EQ(final_element(level2, 0, 1), "x[0.." + std::to_string(std::min<std::size_t>(n, 8) - 1) + "]") << n;
+    }
   }
 }
 
 namespace {
 
 // Fig. 11.3 as a host function that traces XY as the emulator would, with the threads of a step in
-// index order; without the write-after-read barrier (`racy`), thread t reads the XY[t - s] of this step.
-template <bool racy>
+// index order (add, or last: fill forward). Wrong ways: `racy` (no write-after-read barrier: thread t
+// reads the XY[t - s] of this step), `swapped` (op(XY[t], XY[t - s])), `bad_store` (y[i] = XY[i - 1]).
+enum class Way { right, racy, swapped, bad_store };
+
+template <Way way>
 scanlab::RunResult traced_kogge_stone(const scanlab::RunRequest& r) {
   const auto* x = static_cast<const std::int64_t*>(r.input);
   auto* y = static_cast<std::int64_t*>(r.output);
+  const auto op = [&](std::int64_t a, std::int64_t b) {
+    if (r.problem.op != scanlab::OpKind::last) return a + b;
+    return b == std::numeric_limits<std::int64_t>::lowest() ? a : b;
+  };
   std::size_t S = 1;
   while (S < r.problem.n) S *= 2;
-  std::vector<std::int64_t> xy(S, 0);
+  std::vector<std::int64_t> xy(S, r.problem.op == scanlab::OpKind::last ? std::numeric_limits<std::int64_t>::lowest() : 0);
   std::copy(x, x + r.problem.n, xy.begin());
   std::vector<std::vector<std::string>> states;
   const auto keep = [&] {
@@ -689,10 +718,13 @@ scanlab::RunResult traced_kogge_stone(const scanlab::RunRequest& r) {
   keep();
   for (std::size_t s = 1; s < S; s *= 2) {
     const std::vector<std::int64_t> before = xy;
-    for (std::size_t t = s; t < S; ++t) xy[t] = (racy ? xy[t - s] : before[t - s]) + xy[t];
+    for (std::size_t t = s; t < S; ++t) {
+      xy[t] = way == Way::racy ? op(xy[t - s], xy[t]) : way == Way::swapped ? op(xy[t], before[t - s])
+                                                                             : op(before[t - s], xy[t]);
+    }
     keep();
   }
-  std::copy(xy.begin(), xy.begin() + static_cast<std::ptrdiff_t>(r.problem.n), y);
+  for (std::size_t i = 0; i < r.problem.n; ++i) y[i] = way == Way::bad_store && i > 0 ? xy[i - 1] : xy[i];
   scanlab::RunResult result;
   if (r.trace) result.launches.push_back(trace_of(states));
   return result;
@@ -700,23 +732,56 @@ scanlab::RunResult traced_kogge_stone(const scanlab::RunRequest& r) {
 
 }  // namespace
 
-// The whole path: one traced run on x[i] = 16^i, compared with the model of the algorithm's name.
+// The whole path: one traced run on x[i] = 16^i (one run per 16 inputs), compared with the model of
+// the algorithm's name, then y; with another operator, one more run on x[i] = 2^i.
 TEST(Grading, ExplainRunsTheKernelOnceMoreTraced) {
-  const scanlab::Algorithm racy{"kogge_stone", "", "", 0, &traced_kogge_stone<true>};
-  EXPECT_EQ(ex::where_it_went_wrong(racy, scanlab::ScanKind::inclusive, 3, true),
+  const scanlab::Algorithm racy{"kogge_stone", "", "", 0, &traced_kogge_stone<Way::racy>};
+  EXPECT_EQ(ex::where_it_went_wrong(racy, scanlab::ScanKind::inclusive, 3),
             "\nWhere it first leaves the book's algorithm (n = 3 run again as an int64 add inclusive scan of x[i] = "
             "16^i, so that each value in shared memory says which inputs it combines):"
             "\n  after the step with stride 1 (traced at the barrier at kogge_stone.cuh:85):"
             "\n    XY[2] holds x[0..2], it should hold x[1..2]: x[0] should not be in it"
             "\n    XY[3] holds x[0..2], it should hold x[2]: x[0..1] should not be in it");
-  const scanlab::Algorithm right{"kogge_stone", "", "", 0, &traced_kogge_stone<false>};
-  EXPECT_EQ(ex::where_it_went_wrong(right, scanlab::ScanKind::inclusive, 5, false), "");
-  EXPECT_EQ(ex::where_it_went_wrong(right, scanlab::ScanKind::inclusive, 5, true).rfind(
-                "\nIts shared memory (n = 5 run again as an int64 add inclusive scan of x[i] = 16^i) holds what the "
-                "book's algorithm says at every barrier", 0), 0u);
-  const scanlab::Algorithm unknown{"no_model", "", "", 0, &traced_kogge_stone<true>};
-  EXPECT_EQ(ex::where_it_went_wrong(unknown, scanlab::ScanKind::inclusive, 3, true), "");
-  EXPECT_EQ(ex::where_it_went_wrong(racy, scanlab::ScanKind::inclusive, 33, true), "");  // too many to count
+  // 33 inputs: three runs, added up.
+  EXPECT_EQ(ex::where_it_went_wrong(racy, scanlab::ScanKind::inclusive, 33).rfind(
+                "\nWhere it first leaves the book's algorithm (n = 33 run again as an int64 add inclusive scan of "
+                "x[i] = 16^i (in 3 runs of 16 inputs: x[i] = 16^(i - 16 w) in run w, 0 elsewhere), so that each "
+                "value in shared memory says which inputs it combines):"
+                "\n  after the step with stride 1 (traced at the barrier at kogge_stone.cuh:85):"
+                "\n    XY[2] holds x[0..2], it should hold x[1..2]: x[0] should not be in it", 0), 0u);
+  EXPECT_EQ(ex::where_it_went_wrong(racy, scanlab::ScanKind::inclusive, 513), "");  // too many to count
+
+  const scanlab::Algorithm right{"kogge_stone", "", "", 0, &traced_kogge_stone<Way::right>};
+  for (std::size_t n : {1u, 5u, 16u, 17u, 64u}) {
+    EXPECT_EQ(ex::where_it_went_wrong(right, scanlab::ScanKind::inclusive, n, scanlab::OpKind::last), "") << n;
+  }
+  const scanlab::Algorithm bad_store{"kogge_stone", "", "", 0, &traced_kogge_stone<Way::bad_store>};
+  EXPECT_EQ(ex::where_it_went_wrong(bad_store, scanlab::ScanKind::inclusive, 3),
+            "\nIts shared memory (n = 3 run again as an int64 add inclusive scan of x[i] = 16^i) holds what the "
+            "book's algorithm says at every barrier, so the error is in what goes into y (the stores after the last "
+            "barrier), or in a step that goes wrong only when the threads run in another order:"
+            "\n    y[1] holds x[0], it should hold x[0..1]: x[1] is missing"
+            "\n    y[2] holds x[0..1], it should hold x[0..2]: x[2] is missing");
+  // A kernel with no model: y alone.
+  const scanlab::Algorithm unknown{"no_model", "", "", 0, &traced_kogge_stone<Way::racy>};
+  EXPECT_EQ(ex::where_it_went_wrong(unknown, scanlab::ScanKind::inclusive, 3),
+            "\nWhere it goes wrong (n = 3 run again as an int64 add inclusive scan of x[i] = 16^i, so that each value "
+            "says which inputs it combines), in the output y:"
+            "\n    y[2] holds x[0..2] with x[0] twice, it should hold x[0..2]: x[0] is counted twice");
+  // Swapped operands: add is right, last is not, from the step with stride 1.
+  const scanlab::Algorithm swapped{"kogge_stone", "", "", 0, &traced_kogge_stone<Way::swapped>};
+  EXPECT_EQ(ex::where_it_went_wrong(swapped, scanlab::ScanKind::inclusive, 3, scanlab::OpKind::add), "");
+  EXPECT_EQ(ex::where_it_went_wrong(swapped, scanlab::ScanKind::inclusive, 3, scanlab::OpKind::last),
+            "\nWhere it goes wrong: its add scan (n = 3 run again as an int64 add inclusive scan of x[i] = 16^i) is "
+            "right at every step, and n = 3 run again as an int64 last inclusive scan of x[i] = 2^i (so that a value "
+            "that is one input says which) is not:"
+            "\n  after the step with stride 1 (traced at the barrier at kogge_stone.cuh:85):"
+            "\n    XY[1] combines x[0..1] (the add scan says so), so with last it should be x[1]; it is x[0]: the "
+            "operands are combined in the wrong order, op(later, earlier), where the scan needs op(earlier, later) "
+            "(last keeps its right operand)"
+            "\n    XY[2] combines x[1..2] (the add scan says so), so with last it should be x[2]; it is x[1]: the "
+            "operands are combined in the wrong order, op(later, earlier), where the scan needs op(earlier, later) "
+            "(last keeps its right operand)");
 }
 
 // ---- trace_labels: each traced step named by its stride or phase, from x[i] = 2^i ------------------

@@ -30,7 +30,7 @@ import time
 import zipfile
 from typing import List, Optional
 
-from . import LabError, config, exercises, roster, sandbox, sections
+from . import LabError, config, diagnose, exercises, roster, sandbox, sections
 from .grade import gpu_present, rel, say, warn
 
 ARCHIVES = (".zip", ".tar.gz", ".tgz")
@@ -435,7 +435,7 @@ class ClassGrading:
                 broken = [s["section"] for s in data["sections"] if s["status"] == "build-failed"]
                 status = "graded" if not broken else "graded; does not build: " + " ".join(broken)
                 idle = [s["section"] for s in data["sections"] if s["not_started"]]
-                message = "not started: " + " ".join(idle) if idle else ""
+                message = "; ".join(["not started: " + " ".join(idle)] * bool(idle) + explained_notes(data))
         if note:  # a flat upload: say so, and which files were not graded
             message = f"{note}; {message}" if message else note
         return self.finish(row, out, t0, status, message)
@@ -461,6 +461,16 @@ class ClassGrading:
                           + [r["total"], r["max"], r["status"], r["warnings"], r["message"]] for r in rows])
         roster.write_exports(self.base, rows, self.people)
         return path
+
+
+def explained_notes(summary):
+    """Per section, its first explained failure in one line (diagnose.explanation_line)."""
+    notes = []
+    for s in summary["sections"]:
+        first = next((t["explanation"] for t in s["failed_tests"] if t.get("explanation")), None)
+        if first:
+            notes.append(f"{s['section']}: {diagnose.explanation_line(first)}")
+    return notes
 
 
 def write_json(path, data):

@@ -207,3 +207,56 @@ def program_failure(output) -> str:
     run the program; a kernel that fails on its own there says so in its results)."""
     m = PROGRAM_FAILURE.search(output)
     return f"the program failed: {m.group(1).strip()}" if m else ""
+
+
+# The grader's smallest failing case and where it goes wrong (common/src/explain.cpp, issue 37), as data.
+SHRUNK = re.compile(r"The smallest failing case found: n = (\d+), x = ([^\n]+)\n  x +\[([^\]]*)\]\n"
+                    r"  expected \[([^\]]*)\]\n  got +\[([^\]]*)\]\n  \((\d+) of \d+ elements? wrong\)")
+WHERE = re.compile(r"^(Where it [^\n]*|Its shared memory [^\n]*)\n((?:  [^\n]*\n?)*)", re.MULTILINE)
+
+
+def _elements(text):
+    """'1, 2, ... (3 more)' -> [1, 2] (numbers as the grader printed them: int where whole)."""
+    out = []
+    for item in text.split(", "):
+        if item.startswith("..."):
+            break
+        try:
+            out.append(int(item))
+        except ValueError:
+            try:
+                out.append(float(item))
+            except ValueError:
+                out.append(item)
+    return out
+
+
+def explanation(why):
+    """{"n", "x_is", "x", "expected", "got", "wrong", "where": {"run", "step", "elements"}} from a
+    diagnosis that holds the grader's smallest failing case and/or where it went wrong; None if neither.
+    x, expected and got hold at most their first 16 elements, as the report shows them."""
+    data = {}
+    m = SHRUNK.search(why)
+    if m:
+        data.update(n=int(m.group(1)), x_is=m.group(2), x=_elements(m.group(3)), expected=_elements(m.group(4)),
+                    got=_elements(m.group(5)), wrong=int(m.group(6)))
+    w = WHERE.search(why)
+    if w:
+        lines = [line for line in w.group(2).splitlines() if line.strip()]
+        steps = [line.strip() for line in lines if not line.startswith("    ")]
+        data["where"] = {"run": w.group(1).rstrip(":"), "step": steps[0].rstrip(":") if steps else "",
+                         "elements": [line.strip() for line in lines if line.startswith("    ")]}
+    return data or None
+
+
+def explanation_line(ex) -> str:
+    """One line of an explanation() for a gradebook's notes: "n = 3 (x = all ones): got [1, 2, 4], expected
+    [1, 2, 3]; after the step with stride 1 (traced at ...): XY[2] holds x[0..2], it should hold x[1..2]"."""
+    parts = []
+    if "n" in ex:
+        show = lambda a: "[" + ", ".join(str(v) for v in a) + ("" if len(a) == ex["n"] else ", ...") + "]"
+        parts.append(f"n = {ex['n']} (x = {ex['x_is']}): got {show(ex['got'])}, expected {show(ex['expected'])}")
+    where = ex.get("where")
+    if where and (where["step"] or where["elements"]):
+        parts.append(": ".join(p for p in (where["step"], where["elements"][0] if where["elements"] else "") if p))
+    return "; ".join(parts)

@@ -12,7 +12,7 @@ import json
 import os
 from typing import List, Optional, Tuple
 
-from . import LabError, config, ctest, sections
+from . import LabError, config, ctest, diagnose, sections
 
 
 def arguments(args) -> Tuple[str, str, Optional[List[str]], List[str]]:
@@ -54,6 +54,17 @@ def read_summary(root, section_id):
     return graded[0]
 
 
+def print_explanation(graded, broken):
+    """The first of the failed tests `broken` that the grader explained (the smallest failing case and
+    where it went wrong), in full: what the Classroom step's log shows the student."""
+    for t in graded.get("failed_tests", []):
+        if t.get("name") in broken and t.get("explanation"):
+            print(f"  {t['name']}:")
+            for line in t["why"].splitlines():
+                print("    " + line)
+            return
+
+
 def from_tests(root, section, name, tests, exclude) -> int:
     graded = read_summary(root, section.id)
     junit = os.path.join(root, "build", "grade", "grade-junit.xml")
@@ -72,6 +83,7 @@ def from_tests(root, section, name, tests, exclude) -> int:
            else f": failed by {', '.join(broken[:12])}" + (" ..." if len(broken) > 12 else ""))
     print(f"section {section.id}, {name} ({len(decided)} tests: {' '.join(tests)}"
           + (f", but not {' '.join(exclude)}" if exclude else "") + f"): {'earned' if earned else 'not earned'}{why}")
+    print_explanation(graded, broken)
     return 0 if earned else 1
 
 
@@ -88,4 +100,5 @@ def main(root, args) -> int:
     print(f"section {section.id}, {p['title']}: {p['points']:g} of {p['max_points']:g} points" +
           ("" if p["passed"] else ": no test of it ran" if not p["tests"] else
            f": failed by {', '.join(p['failed_tests'][:12])}" + (" ..." if len(p["failed_tests"]) > 12 else "")))
+    print_explanation(graded, p["failed_tests"])
     return 0 if p["passed"] else 1

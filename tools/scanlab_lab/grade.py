@@ -233,6 +233,9 @@ class Grading:
                 if c.result == "failed":
                     d = diagnose.diagnose(c.name, c.output, statuses.get(c.name, "Failed"), c.time_s)
                     failed.append({"name": c.name, "why": clip(self.student_text(d.why)), "kind": d.kind})
+                    explained = diagnose.explanation(failed[-1]["why"])
+                    if explained:  # the smallest failing case and where it went wrong, as data
+                        failed[-1]["explanation"] = explained
                     if rule.properties and not any(p.decides(short(c)) for p in rule.properties):
                         failed[-1]["feedback"] = True  # in no property of the rubric: costs no points
             if b["status"] == "build-failed":

@@ -60,7 +60,11 @@ def print_report(summary, out=None):
             w()
             continue  # nothing was filled in: the per-test stories would only say "never written"
         for (kind, _), tests in groups.items():
-            first = tests[0]
+            # In full: the first test the grader explained (its smallest failing case and where it went
+            # wrong, grade.py), else the first; a kernel with large sections is explained only by a
+            # later test (its small-section variant).
+            first = next((t for t in tests if t.get("explanation")), tests[0])
+            tests = [first] + [t for t in tests if t is not first]
             label = f"{kind}, {len(tests)} test{'s' if len(tests) > 1 else ''}"
             if all(t.get("feedback") for t in tests):
                 label += "; feedback, no points"

@@ -28,6 +28,7 @@ struct Options {
   bool in_place = false;                 ///< --in-place
   bool trace = false;                    ///< --trace (cpu backend)
   bool race_check = false;               ///< --race-check (cpu backend)
+  bool explain = false;                  ///< --explain (cpu backend): after a wrong output, where it went wrong
   std::string block_order;               ///< --block-order forward|reverse|random (cpu backend)
   std::string thread_order;              ///< --thread-order forward|reverse|random (cpu backend)
   bool list = false;                     ///< --list: print the algorithms and exit

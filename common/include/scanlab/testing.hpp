@@ -74,6 +74,9 @@ struct GradingOptions {
   std::size_t large = 5000;  ///< largest size for algorithms without a section limit
   bool race_check = true;    ///< cpu backend only
   bool exercise = false;     ///< grades a student's kernels: leaves out the kernels the section gives
+  /// A table with a test-only variant of the same kernels over small sections ("<name>_small_sections",
+  /// 11.6, 11.7): a wrong output that needs several large sections is explained with it (issue 37).
+  const AlgorithmTable* small_sections = nullptr;
 };
 
 /// The hint in a section's tests.cpp: `<< "see " << SCANLAB_SOURCE_HINT`.

@@ -242,3 +242,58 @@ class RunnerEnded(unittest.TestCase):
             "thread ran on without reaching a barrier, a warp operation, an atomic or a fence (an endless loop?)"))
         self.assertEqual(d.kind, "timeout")
         self.assertIn("an endless loop?", d.why)
+
+
+class Explanation(unittest.TestCase):
+    """The grader's smallest failing case and where it went wrong (common/src/explain.cpp), as data."""
+
+    WHY = ("kogge_stone: int32 add inclusive scan, n = 31: element 2 of 31 is 174, expected 89; 29 of 31 elements "
+           "wrong\nThe smallest failing case found: n = 3, x = all ones\n  x        [1, 1, 1]\n  expected [1, 2, 3]\n"
+           "  got      [1, 2, 4]\n  (1 of 3 elements wrong)\nWhere it first leaves the book's algorithm (n = 3 run "
+           "again as an int64 add inclusive scan of x[i] = 16^i, so that each value in shared memory says which "
+           "inputs it combines):\n  after the step with stride 1 (traced at the barrier at kogge_stone.cuh:85):\n"
+           "    XY[2] holds x[0..2], it should hold x[1..2]: x[0] should not be in it\n"
+           "    XY[3] holds x[0..2], it should hold x[2]: x[0..1] should not be in it")
+
+    def test_the_case_and_the_step(self):
+        ex = diagnose.explanation(self.WHY)
+        self.assertEqual((ex["n"], ex["x_is"], ex["x"], ex["expected"], ex["got"], ex["wrong"]),
+                         (3, "all ones", [1, 1, 1], [1, 2, 3], [1, 2, 4], 1))
+        self.assertEqual(ex["where"]["step"], "after the step with stride 1 (traced at the barrier at kogge_stone.cuh:85)")
+        self.assertEqual(len(ex["where"]["elements"]), 2)
+        self.assertEqual(diagnose.explanation_line(ex),
+                         "n = 3 (x = all ones): got [1, 2, 4], expected [1, 2, 3]; after the step with stride 1 "
+                         "(traced at the barrier at kogge_stone.cuh:85): XY[2] holds x[0..2], it should hold x[1..2]: "
+                         "x[0] should not be in it")
+
+    def test_a_long_case_and_none(self):
+        why = ("The smallest failing case found: n = 20, x = 1, 2, ..., n\n  x        [1, 2, ... (18 more)]\n"
+               "  expected [1, 3, ... (18 more)]\n  got      [1, 2, ... (18 more)]\n  (19 of 20 elements wrong)")
+        ex = diagnose.explanation(why)
+        self.assertEqual((ex["n"], ex["x"], ex["wrong"]), (20, [1, 2], 19))
+        self.assertNotIn("where", ex)
+        self.assertEqual(diagnose.explanation_line(ex), "n = 20 (x = 1, 2, ..., n): got [1, 2, ...], expected [1, 3, ...]")
+        self.assertIsNone(diagnose.explanation("element 2 of 31 is 174, expected 89"))
+
+
+class ExplanationInEveryReport(unittest.TestCase):
+    """The gradebook's notes (class_grade.explained_notes) and the Classroom step's log
+    (earned.print_explanation) carry the first explained failure."""
+
+    def test_gradebook_notes_and_classroom_log(self):
+        import contextlib
+        import io
+        from scanlab_lab import class_grade, earned
+        why = Explanation.WHY
+        failed = {"name": "11.2.exercise.cpu.Grading.kogge_stone.int32_add_inclusive", "why": why,
+                  "explanation": diagnose.explanation(why)}
+        summary = {"sections": [{"section": "11.1", "failed_tests": []},
+                                {"section": "11.2", "failed_tests": [{"name": "x", "why": "?"}, failed]}]}
+        self.assertEqual(class_grade.explained_notes(summary),
+                         ["11.2: " + diagnose.explanation_line(failed["explanation"])])
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            earned.print_explanation(summary["sections"][1], [failed["name"]])
+        self.assertIn("\n    The smallest failing case found: n = 3, x = all ones\n", out.getvalue())
+        self.assertIn("\n      after the step with stride 1 (traced at the barrier at kogge_stone.cuh:85):\n",
+                      out.getvalue())
