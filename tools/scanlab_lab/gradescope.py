@@ -120,12 +120,28 @@ def box_path(root):
     return os.path.join(root, "build", "kernels-box.sh")
 
 
+def container_cpus(cpu_max="/sys/fs/cgroup/cpu.max") -> int:
+    """The CPUs this container may use, rounded up: cgroup v2's quota (Gradescope gives half a CPU by
+    default), else the CPUs the process may run on. A build runs that many compilers at once: ninja's
+    own default (the machine's CPUs + 2, which a container's quota does not change) would run several,
+    each up to about 750 MiB (docs/measurements/gradescope_runs.csv), past the container's memory."""
+    try:
+        with open(cpu_max, encoding="utf-8") as f:
+            quota, period = f.read().split()[:2]
+        if quota != "max":
+            return max(1, -(-int(quota) // int(period)))
+    except (OSError, ValueError):
+        pass
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def grade_env(root) -> dict:
     """The environment of `./lab grade`: the box, written here when running as root. With bubblewrap
     usable, the full sandbox (the build read-only, the solutions' contents hidden, no network); else
     (a container without namespaces) the user and limits alone, the solutions made unreadable to it."""
     box = box_path(root)
     env = dict(os.environ, LAB_CHECK_INCLUDES="1")
+    env.setdefault("LAB_JOBS", str(container_cpus()))
     if os.geteuid() != 0:
         return env  # not Gradescope's root: the kernels run as this user, no box
     env["LAB_CMAKE_ARGS"] = (os.environ.get("LAB_CMAKE_ARGS", "") + f" -DSCANLAB_UNTRUSTED_PREFIX={box}").strip()

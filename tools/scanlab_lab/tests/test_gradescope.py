@@ -132,6 +132,21 @@ class GradedSections(unittest.TestCase):
             self.assertEqual(e.exception.status, 2)
 
 
+class ContainerCpus(unittest.TestCase):
+    def test_the_quota(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        path = os.path.join(tmp, "cpu.max")
+        for text, want in (("50000 100000\n", 1), ("150000 100000\n", 2), ("200000 100000\n", 2)):
+            with open(path, "w") as f:
+                f.write(text)
+            self.assertEqual(gradescope.container_cpus(path), want, text)
+        with open(path, "w") as f:
+            f.write("max 100000\n")
+        self.assertEqual(gradescope.container_cpus(path), len(os.sched_getaffinity(0)))
+        self.assertEqual(gradescope.container_cpus(os.path.join(tmp, "none")), len(os.sched_getaffinity(0)))
+
+
 class RunAutograder(unittest.TestCase):
     def autograder(self, submission_files, graded=None):
         """Runs run_autograder on a fake /autograder tree; `graded`: its gradescope_sections.txt (the
