@@ -1,8 +1,13 @@
 """The commands ./lab calls: python3 -m scanlab_lab COMMAND ROOT [ARGS...] (ROOT: the repository).
 
-    run-check ROOT [SECTION...]            the sections to run, checked (nothing printed if fine)
+    run-check ROOT [SECTION...] [--exercise] [-- ARG...]
+                                           ./lab run's arguments, checked: prints the targets to
+                                           build, one a line, then the results folder ("results:
+                                           NAME"; run.py)
     sections ROOT [SECTION...]             their IDs, one a line (all sections without SECTION)
-    run ROOT BUILD_DIR [SECTION...]        run the built programs, print the table
+    run ROOT BUILD_DIR [SECTION...] [--exercise] [-- ARG...]
+                                           run the built programs, print the table (or, after --,
+                                           run each with the ARGs as they are)
     results ROOT JSON...                   the table alone
     grade-prepare ROOT [SECTION...] [--exercises PATH]
                                            check the arguments and the student's folder, copy it
@@ -89,19 +94,19 @@ def main(argv):
         return 2
     command, root, args = argv[0], argv[1], argv[2:]
     if command == "run-check":
-        bad = [a for a in args if a.startswith("-")]
-        if bad:
-            raise LabError(f"unknown option '{bad[0]}' for run (see ./lab help)", 2)
-        if not sections.resolve(sections.load(root), args):
-            raise LabError("there are no sections yet (chapters/sections.txt)")
+        p = run.plan(root, args)
+        print("\n".join(p.targets()))
+        print("results: " + ("" if p.passthrough else os.path.basename(p.results(""))))
         return 0
     if command == "sections":
         for s in sections.resolve(sections.load(root), args):
             print(s.id)
         return 0
     if command == "run":
-        bdir, names = args[0], args[1:]
-        done = run.run_all(root, bdir, sections.resolve(sections.load(root), names))
+        bdir, p = args[0], run.plan(root, args[1:])
+        if p.passthrough:
+            return run.passthrough(root, bdir, p)
+        done = run.run_all(root, bdir, p)
         print()
         grade.say(f"results ({len(done['jsons'])} sections; JSON in {grade.rel(done['results'], root)}):")
         table_rc = results.report(done["jsons"]) if done["jsons"] else 0

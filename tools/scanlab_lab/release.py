@@ -301,9 +301,39 @@ def write(root, dst, level=None, grader: Optional[Grader] = None, with_workflow=
         subprocess.run([sys.executable, os.path.join(dst, "docs", "make_pages.py"), "--root", dst,
                         "--generated", generated, "--exercises", "--committed", "--update"],
                        check=True, stdout=subprocess.DEVNULL)
+    written.append(write_readme(root, dst))
     if with_workflow:
         written.append(write_workflow(root, dst, grader))
     return sorted(set(written))
+
+
+# The release's README.md is the lab's, written for students (student_readme): one source, so that the
+# two never drift apart.
+LAB_ONLY = re.compile(r"<!-- lab-only -->.*?<!-- /lab-only -->\n?", re.S)
+RELEASE_ONLY = re.compile(r"<!-- release-only[ \n](.*?)[ ]?-->(\n?)", re.S)
+
+
+def student_readme(text) -> str:
+    """The lab's README.md as the student release's: the parts between <!-- lab-only --> and
+    <!-- /lab-only --> left out (solutions, mutants, class grading, CI), the text of each
+    <!-- release-only ... --> comment put in. Raises LabError for a marker left unmatched."""
+    # A comment of whole lines ("<!-- release-only", the lines, "-->") gives those lines; one inside a
+    # line, its text.
+    out = RELEASE_ONLY.sub(lambda m: m.group(1) if m.group(1).endswith("\n") else m.group(1) + m.group(2),
+                           LAB_ONLY.sub("", text))
+    stray = re.search(r"<!-- /?(lab-only|release-only)", out)
+    if stray:
+        line = out[:stray.start()].count("\n") + 1
+        raise LabError(f"README.md: an unmatched <!-- {stray.group(1)} --> marker (line {line} of the student's README)", 2)
+    return re.sub(r"\n{3,}", "\n\n", out).strip("\n") + "\n"
+
+
+def write_readme(root, dst) -> str:
+    with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
+        text = student_readme(f.read())
+    with open(os.path.join(dst, "README.md"), "w", encoding="utf-8") as f:
+        f.write(text)
+    return "README.md"
 
 
 WORKFLOW = os.path.join(".github", "workflows", "classroom.yml")

@@ -9,7 +9,7 @@ import subprocess
 import tempfile
 import unittest
 
-from scanlab_lab import config, grade, gradescope, sections
+from scanlab_lab import LabError, config, grade, gradescope, sections
 from scanlab_lab.tests.util import FIXTURES, ROOT, graded_build_dir
 
 TOP_KEYS = {"score", "execution_time", "output", "output_format", "test_output_format", "test_name_format",
@@ -109,11 +109,59 @@ class Submitted(unittest.TestCase):
         self.assertIn("no section folder in the submission", missing["11.1"])
 
 
+class GradedSections(unittest.TestCase):
+    """gradescope_sections.txt: an autograder for some sections (one Gradescope assignment each)."""
+    def root(self, text):
+        root = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, root)
+        os.makedirs(os.path.join(root, "chapters"))
+        shutil.copy(os.path.join(ROOT, "chapters", "sections.txt"), os.path.join(root, "chapters"))
+        if text is not None:
+            with open(os.path.join(root, gradescope.SECTIONS_FILE), "w") as f:
+                f.write(text)
+        return root
+
+    def test_the_file_names_them(self):
+        self.assertEqual(len(gradescope.graded_sections(self.root(None))), len(sections.load(ROOT)))
+        chosen = gradescope.graded_sections(self.root("# the Kogge-Stone assignment\n11.2 11_4\n"))
+        self.assertEqual([s.id for s in chosen], ["11.2", "11.4"])
+        for bad in ("# nothing\n", "11.2 11.99\n"):
+            with self.assertRaises(LabError) as e:
+                gradescope.graded_sections(self.root(bad))
+            self.assertIn(gradescope.SECTIONS_FILE, str(e.exception))
+            self.assertEqual(e.exception.status, 2)
+
+
+class ContainerCpus(unittest.TestCase):
+    def test_the_quota(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        path = os.path.join(tmp, "cpu.max")
+        for text, want in (("50000 100000\n", 1), ("150000 100000\n", 2), ("200000 100000\n", 2)):
+            with open(path, "w") as f:
+                f.write(text)
+            self.assertEqual(gradescope.container_cpus(path), want, text)
+        with open(path, "w") as f:
+            f.write("max 100000\n")
+        self.assertEqual(gradescope.container_cpus(path), len(os.sched_getaffinity(0)))
+        self.assertEqual(gradescope.container_cpus(os.path.join(tmp, "none")), len(os.sched_getaffinity(0)))
+
+
 class RunAutograder(unittest.TestCase):
-    def autograder(self, submission_files):
+    def autograder(self, submission_files, graded=None):
+        """Runs run_autograder on a fake /autograder tree; `graded`: its gradescope_sections.txt (the
+        source is then a folder of links to the lab's files, with that file beside them)."""
         ag = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, ag)
-        os.symlink(ROOT, os.path.join(ag, "source"))
+        if graded is None:
+            os.symlink(ROOT, os.path.join(ag, "source"))
+        else:
+            os.makedirs(os.path.join(ag, "source"))
+            for name in os.listdir(ROOT):
+                if name not in ("build", ".git"):
+                    os.symlink(os.path.join(ROOT, name), os.path.join(ag, "source", name))
+            with open(os.path.join(ag, "source", gradescope.SECTIONS_FILE), "w") as f:
+                f.write(graded)
         for rel, text in submission_files.items():
             path = os.path.join(ag, "submission", rel)
             os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -133,6 +181,12 @@ class RunAutograder(unittest.TestCase):
         data = self.autograder({"README.txt": "nothing here\n"})
         self.assertEqual(data["score"], 0)
         self.assertIn("no section folder in the submission", data["tests"][0]["output"])
+        self.assertEqual(len(data["tests"]), len(sections.load(ROOT)))
+
+    def test_some_sections(self):
+        data = self.autograder({"README.txt": "nothing here\n"}, graded="11.2\n")
+        self.assertEqual([t["name"] for t in data["tests"]], ["Section 11.2: Kogge-Stone parallel scan"])
+        self.assertEqual(data["tests"][0]["max_score"], 10)
 
     @unittest.skipUnless(os.environ.get("LAB_GRADESCOPE_BUILD") == "1", "builds the grade tree (minutes): LAB_GRADESCOPE_BUILD=1")
     def test_graded_submission(self):
