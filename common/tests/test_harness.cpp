@@ -703,7 +703,7 @@ scanlab::RunResult traced_kogge_stone(const scanlab::RunRequest& r) {
   const auto* x = static_cast<const std::int64_t*>(r.input);
   auto* y = static_cast<std::int64_t*>(r.output);
   const auto op = [&](std::int64_t a, std::int64_t b) {
-    if (r.problem.op != scanlab::OpKind::last) return a + b;
+    if (r.problem.op != scanlab::OpKind::last) return scanlab::Add<std::int64_t>{}(a, b);  // (wraps, as on a GPU)
     return b == std::numeric_limits<std::int64_t>::lowest() ? a : b;
   };
   std::size_t S = 1;
