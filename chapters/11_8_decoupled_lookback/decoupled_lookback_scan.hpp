@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstddef>
-#include <cstring>
 #include <string>
 
 #include "decoupled_lookback.cuh"
@@ -46,8 +45,8 @@ class LookbackWorkspace {
 
 /// A tile's status in words, from its first status word, for the emulator's reports.
 inline std::string status_word(const void* words, unsigned epoch) {
-  unsigned long long first = 0;
-  std::memcpy(&first, words, sizeof first);
+  // An atomic read: on the emulator's several workers, other blocks still publish while it reports.
+  const unsigned long long first = __atomic_load_n(static_cast<const unsigned long long*>(words), __ATOMIC_RELAXED);
   const auto tag = static_cast<unsigned>(first >> 32);
   if (tag >> 2 != epoch || (tag & 3) == lookback::kNotPublished) return "nothing published";
   return (tag & 3) == lookback::kPrefix ? "prefix" : "aggregate only";

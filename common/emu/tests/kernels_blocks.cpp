@@ -214,7 +214,7 @@ __global__ SCANLAB_OVERFLOWS_ON_PURPOSE void guarded_copy_kernel(const int* x, i
 /// device buffers are (common/src/memory.cpp): the array ends where the guard page after it starts.
 class GuardedInts {
  public:
-  explicit GuardedInts(std::size_t count) : count_(count) {
+  explicit GuardedInts(std::size_t count) {
     const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     usable_ = (count * sizeof(int) + page - 1) / page * page;
     total_ = kFar + usable_ + kFar;
@@ -232,7 +232,7 @@ class GuardedInts {
 
  private:
   static constexpr std::size_t kFar = std::size_t{1} << 20;
-  std::size_t count_, usable_ = 0, total_ = 0;
+  std::size_t usable_ = 0, total_ = 0;
   char* base_ = nullptr;
   int* data_ = nullptr;
 };

@@ -171,7 +171,9 @@ std::vector<int> domino(unsigned blocks, unsigned threads) {
   std::vector<int> sums(blocks, 0), flags(blocks, 0);
   // Named for the reports of a launch that never finishes (wait_arrays.hpp).
   const scanlab::emu::NamedWaitArray named("flags", flags.data(), sizeof(int), blocks, [](const void* flag) {
-    return *static_cast<const int*>(flag) != 0 ? std::string("set") : std::string("not set");
+    // (an atomic read: with several workers the other blocks still run while the report is written)
+    return __atomic_load_n(static_cast<const int*>(flag), __ATOMIC_RELAXED) != 0 ? std::string("set")
+                                                                               : std::string("not set");
   });
   run("domino", {blocks, 1, 1}, {threads, 1, 1}, 0, [&] { domino_kernel(sums.data(), flags.data()); });
   return sums;
