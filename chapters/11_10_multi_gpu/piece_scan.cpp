@@ -42,20 +42,7 @@ void PieceScan<T, Op>::operator()(const T* d_in, T* d_out, std::size_t n, Op op,
   impl_->scan(d_in, d_out, n, op, kind);
 }
 
-// The types of visit_type and the operators of visit_type_op (scanlab/dispatch.hpp): a type added
-// there and not here fails the link with PieceScan<new type, ...> undefined. SCANLAB_EXPORT again on
-// each: the operators are hidden types, which would hide the instantiation too.
-#define SCANLAB_PIECE_SCAN(T)                               \
-  template class SCANLAB_EXPORT PieceScan<T, Add<T>>;       \
-  template class SCANLAB_EXPORT PieceScan<T, Max<T>>;       \
-  template class SCANLAB_EXPORT PieceScan<T, Min<T>>;       \
-  template class SCANLAB_EXPORT PieceScan<T, Last<T>>;
-SCANLAB_PIECE_SCAN(std::int32_t)
-SCANLAB_PIECE_SCAN(std::uint32_t)
-SCANLAB_PIECE_SCAN(std::int64_t)
-SCANLAB_PIECE_SCAN(float)
-SCANLAB_PIECE_SCAN(double)
-#undef SCANLAB_PIECE_SCAN
+SCANLAB_PIECE_SCAN_INSTANTIATIONS()  // (piece_scan.hpp: every type and operator)
 
 }  // inline namespace backend_cuda or backend_cpu
 }  // namespace scanlab::s11_10

@@ -45,3 +45,19 @@ class SCANLAB_EXPORT PieceScan {
 
 }  // inline namespace backend_cuda or backend_cpu
 }  // namespace scanlab::s11_10
+
+// The element types of visit_type and the operators of visit_type_op (scanlab/dispatch.hpp), for which a
+// file that defines PieceScan (the section's piece_scan.cpp, the release's stand-in) compiles it: a
+// type added there and not here fails the link with PieceScan<new type, ...> undefined. SCANLAB_EXPORT
+// on each: the operators are hidden types, which would hide the instantiation too.
+#define SCANLAB_PIECE_SCAN_OPS(T)                       \
+  template class SCANLAB_EXPORT PieceScan<T, Add<T>>;   \
+  template class SCANLAB_EXPORT PieceScan<T, Max<T>>;   \
+  template class SCANLAB_EXPORT PieceScan<T, Min<T>>;   \
+  template class SCANLAB_EXPORT PieceScan<T, Last<T>>;
+#define SCANLAB_PIECE_SCAN_INSTANTIATIONS()  \
+  SCANLAB_PIECE_SCAN_OPS(std::int32_t)       \
+  SCANLAB_PIECE_SCAN_OPS(std::uint32_t)      \
+  SCANLAB_PIECE_SCAN_OPS(std::int64_t)       \
+  SCANLAB_PIECE_SCAN_OPS(float)              \
+  SCANLAB_PIECE_SCAN_OPS(double)

@@ -73,18 +73,7 @@ void PieceScan<T, Op>::operator()(const T* d_in, T* d_out, std::size_t n, Op op,
          n, op, kind == ScanKind::exclusive, impl_->carry);
 }
 
-// The types and operators of the full lab's piece_scan.cpp (scanlab/dispatch.hpp's).
-#define SCANLAB_PIECE_SCAN(T)                               \
-  template class SCANLAB_EXPORT PieceScan<T, Add<T>>;       \
-  template class SCANLAB_EXPORT PieceScan<T, Max<T>>;       \
-  template class SCANLAB_EXPORT PieceScan<T, Min<T>>;       \
-  template class SCANLAB_EXPORT PieceScan<T, Last<T>>;
-SCANLAB_PIECE_SCAN(std::int32_t)
-SCANLAB_PIECE_SCAN(std::uint32_t)
-SCANLAB_PIECE_SCAN(std::int64_t)
-SCANLAB_PIECE_SCAN(float)
-SCANLAB_PIECE_SCAN(double)
-#undef SCANLAB_PIECE_SCAN
+SCANLAB_PIECE_SCAN_INSTANTIATIONS()  // (piece_scan.hpp: every type and operator)
 
 }  // inline namespace backend_cuda or backend_cpu
 }  // namespace scanlab::s11_10
