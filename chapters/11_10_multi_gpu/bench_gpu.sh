@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Section 11.10 on a host with several GPUs, in one go, from the repository root: build only what it
-# needs (sm_90a), run the section's cuda tests, time both ways on every GPU against one GPU's 11.8
+# needs (sm_90a), run the section's cuda tests, time the three ways on every GPU against one GPU's 11.8
 # persistent scan (int32, inclusive add, n = 2^24 .. 2^30, median of 20 after one warm-up, L2 not
 # emptied), and run compute-sanitizer's memcheck on a small scan across the GPUs.
 #
@@ -14,7 +14,7 @@
 # The programs write the section programs' CSV (docs/measurements/measurements.py reads it).
 set -u -o pipefail
 export PATH="$PATH:/usr/local/cuda/bin"
-export NCCL_NVLS_ENABLE=0  # never NVLink multicast on these shared hosts (nothing here uses NCCL yet)
+export NCCL_NVLS_ENABLE=0  # never NVLink multicast on these shared hosts
 OUT=${OUT:-$PWD/gpu-out}
 BUILD=${BUILD:-build/gpu}
 STEPS=${STEPS-tests bench sanitize out_of_core}
@@ -39,12 +39,12 @@ if wants tests; then
 fi
 
 if wants bench; then
-  step "bench: carry and reduce_then_scan on every GPU, 11.8's persistent scan on one, int32 add"
+  step "bench: carry, reduce_then_scan and look_back on every GPU, 11.8's persistent scan on one, int32 add"
   csv="$OUT/multi_gpu.csv"
   for k in $LOG2; do
     n=$((1 << k))
     timeout 300 "$BUILD/bin/scanlab_11_10" --backend cuda --n "$n" --reps 20 --algorithm carry \
-      --algorithm reduce_then_scan --csv "$csv" || fail "11.10 at 2^$k"  # (out_of_core: the out_of_core step)
+      --algorithm reduce_then_scan --algorithm look_back --csv "$csv" || fail "11.10 at 2^$k"  # (out_of_core: the out_of_core step)
     timeout 120 "$BUILD/bin/scanlab_11_8" --backend cuda --n "$n" --reps 20 --algorithm persistent_pipelined \
       --csv "$csv" || fail "11.8 at 2^$k"
   done 2>&1 | grep -E "Passed|FAILED|median|error" | head -60

@@ -39,7 +39,7 @@ RunResult run_multi(const RunRequest& request, Way way, int devices, Exchange ex
     using Scan = MultiGpuScan<T, Op>;
     {
       DeviceScope on(0);
-      require_memory(Scan::bytes_per_device(p.n, used, p.in_place));  // (GPU 0's: the GPUs are alike)
+      require_memory(Scan::bytes_per_device(p.n, used, p.in_place, way));  // (GPU 0's: it has the most)
     }
     Scan scan(p.n, used, way, p.in_place, exchange);
     const T* input = static_cast<const T*>(request.input);
@@ -102,7 +102,8 @@ RunResult run_out_of_core(const RunRequest& request) {
 const Algorithm kAlgorithms[] = {
     with_run(kAlgorithmInfo[0], &run<Way::carry, 0>),
     with_run(kAlgorithmInfo[1], &run<Way::reduce_then_scan, 0>),
-    with_run(kAlgorithmInfo[2], &run_out_of_core<0>),
+    with_run(kAlgorithmInfo[2], &run<Way::look_back, 0>),
+    with_run(kAlgorithmInfo[3], &run_out_of_core<0>),
 };
 
 const Algorithm kTestAlgorithms[] = {
@@ -117,6 +118,10 @@ const Algorithm kTestAlgorithms[] = {
     with_run(kTestAlgorithmInfo[8], &run_out_of_core<1000>),
     with_run(kTestAlgorithmInfo[9], &run<Way::carry, 3, Exchange::nccl>),
     with_run(kTestAlgorithmInfo[10], &run<Way::reduce_then_scan, 2, Exchange::nccl>),
+    with_run(kTestAlgorithmInfo[11], &run<Way::look_back, 1>),
+    with_run(kTestAlgorithmInfo[12], &run<Way::look_back, 2>),
+    with_run(kTestAlgorithmInfo[13], &run<Way::look_back, 3>),
+    with_run(kTestAlgorithmInfo[14], &run<Way::look_back, 4>),
 };
 
 }  // namespace

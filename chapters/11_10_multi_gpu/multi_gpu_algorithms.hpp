@@ -12,7 +12,7 @@ namespace scanlab::s11_10 {
 
 /// The section's algorithms, in table order: the one list of them (launch.cpp gives each its kernels
 /// with with_run; the grader's checker registers its tests from this list, scanlab/remote.hpp). carry and
-/// reduce_then_scan run on every GPU of the host (the cpu backend: on its modelled devices,
+/// reduce_then_scan (and the given look_back) run on every GPU of the host (the cpu backend: on its modelled devices,
 /// SCANLAB_EMU_DEVICES), out_of_core on the first.
 inline constexpr AlgorithmInfo kAlgorithmInfo[] = {
     {"carry",
@@ -23,6 +23,10 @@ inline constexpr AlgorithmInfo kAlgorithmInfo[] = {
      "one piece per GPU: each GPU reduces its piece, the totals are exchanged, each GPU scans its piece "
      "starting from the totals before it (11.8's scan with a carry in); 3n element moves",
      "Sec. 11.6 one level up (beyond the book)", 0},
+    {"look_back",
+     "the array's tiles dealt out to the GPUs in turn: every GPU scans its tiles with 11.8's persistent scan at "
+     "once, each tile looking back over every GPU's tile statuses through peer memory; one pass, 2n element moves",
+     "Sec. 11.8 one level up (beyond the book)", 0, /*given=*/true},
     {"out_of_core",
      "one GPU, the array in host memory: pieces of 256 MiB through three GPU buffers, each copied in, scanned "
      "from the pieces before it (11.8's scan with a carry in) and copied back, the copies overlapping the scans",
@@ -44,12 +48,22 @@ inline constexpr AlgorithmInfo kTestAlgorithmInfo[] = {
     {"carry_nccl_on_3", "test only: carry across 3 devices, the totals exchanged by NCCL's all-gather", "beyond the book", 0},
     {"reduce_then_scan_nccl_on_2", "test only: reduce_then_scan across 2 devices, the totals exchanged by NCCL",
      "beyond the book", 0},
+    {"look_back_on_1", "test only: look_back on 1 device", "beyond the book", 0, /*given=*/true},
+    {"look_back_on_2", "test only: look_back across 2 devices", "beyond the book", 0, /*given=*/true},
+    {"look_back_on_3", "test only: look_back across 3 devices", "beyond the book", 0, /*given=*/true},
+    {"look_back_on_4", "test only: look_back across 4 devices", "beyond the book", 0, /*given=*/true},
 };
 
 /// What a cuda build without NCCL says when asked for the NCCL exchange (the tests skip on it).
 inline constexpr const char* kNoNccl =
     "this build has no NCCL: CMake found no nccl.h and libnccl when it was configured (install NCCL, or set "
     "NCCL_ROOT to where it is, and configure again)";
+
+/// What PieceScan::deal (the look_back way) says in the student release, whose stand-in for 11.8's scan
+/// scans each piece on its own (the tests skip on it).
+inline constexpr const char* kNoDealtScan =
+    "the look-back across GPUs is section 11.8's persistent scan, which the student release does not have "
+    "(its stand-in scans each piece on its own): run it in the full lab";
 
 SCANLAB_EXPORT AlgorithmTable test_algorithms_cuda();
 SCANLAB_EXPORT AlgorithmTable test_algorithms_cpu();

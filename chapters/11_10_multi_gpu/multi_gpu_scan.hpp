@@ -8,14 +8,20 @@
 ///                     Reads and writes every element twice: 4n element moves.
 ///   reduce_then_scan  reduce each piece; exchange the totals; scan each piece starting from its carry
 ///                     (the carry enters 11.8's look-back as the prefix before tile 0): 3n.
+///   look_back         the array's tiles dealt out in turn (tile t on GPU t % G), every GPU scanning its
+///                     tiles with 11.8's persistent scan at once, each tile looking back over the whole
+///                     array's tile statuses, other GPUs' through peer memory: one pass, 2n, no exchange.
+///                     The elements never leave their GPU; 8 or 16 bytes per tile status cross NVLink.
 ///
 /// Used by launch.cpp (both backends). You do not need to change this file.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
+#include <exception>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "exchange.hpp"
@@ -26,7 +32,7 @@
 
 namespace scanlab::s11_10 {
 
-enum class Way { carry, reduce_then_scan };
+enum class Way { carry, reduce_then_scan, look_back };
 /// How the totals cross between the GPUs: exchange_totals (copy_peer), or NCCL's all-gather.
 enum class Exchange { peer, nccl };
 
@@ -56,18 +62,37 @@ class MultiGpuScan {
     for (int device = 0; device < devices_; ++device) {
       DeviceScope on(device);
       for (int peer = 0; peer < devices_; ++peer) {  // (copy_peer then goes GPU to GPU)
-        if (peer != device && can_access_peer(device, peer)) enable_peer_access(peer);
+        if (peer != device && can_access_peer(device, peer)) {
+          enable_peer_access(peer);
+        } else if (peer != device && way == Way::look_back) {
+          throw Error("the look-back across GPUs reads the other GPUs' tile statuses, but GPU " +
+                      std::to_string(device) + " cannot access GPU " + std::to_string(peer) +
+                      "'s memory (cudaDeviceCanAccessPeer): use carry or reduce_then_scan");
+        }
       }
       parts_.push_back(std::make_unique<Part>(piece_size(device), devices_, in_place));
+    }
+    if (way_ == Way::look_back) {  // every GPU's scan looks back through every GPU's statuses
+      std::vector<unsigned long long*> statuses;
+      for (auto& p : parts_) statuses.push_back(p->scan.status_words());
+      for (int g = 0; g < devices_; ++g) {
+        DeviceScope on(g);
+        parts_[g]->scan.deal(g, statuses);
+      }
     }
     if (exchange == Exchange::nccl) nccl_ = std::make_unique<NcclExchange>(devices_);
   }
 
   int devices() const { return devices_; }
-  std::size_t piece_size(int g) const { return piece_start(n_, g + 1, devices_) - piece_start(n_, g, devices_); }
+  /// Elements on GPU g: its piece, or (look_back) its dealt tiles.
+  std::size_t piece_size(int g) const {
+    if (way_ == Way::look_back) return dealt_size(n_, g, devices_);
+    return piece_start(n_, g + 1, devices_) - piece_start(n_, g, devices_);
+  }
   /// Bytes of GPU memory the largest piece needs (input, output, 11.8's workspace).
-  static std::size_t bytes_per_device(std::size_t n, int devices, bool in_place) {
-    const std::size_t m = (n + static_cast<std::size_t>(devices) - 1) / static_cast<std::size_t>(devices);
+  static std::size_t bytes_per_device(std::size_t n, int devices, bool in_place, Way way = Way::carry) {
+    const std::size_t m = way == Way::look_back ? dealt_size(n, 0, devices)  // (GPU 0 has the most)
+                                                : ceil_div(n, static_cast<std::size_t>(devices));
     return (in_place ? 1 : 2) * m * sizeof(T) + PieceScan<T, Op>::workspace_bytes(m);
   }
 
@@ -76,7 +101,11 @@ class MultiGpuScan {
     for (int g = 0; g < devices_; ++g) {
       DeviceScope on(g);
       Part& p = *parts_[g];
-      if (p.m > 0) p.in.upload(host + piece_start(n_, g, devices_));  // (DeviceBuffer copies all of it)
+      if (p.m > 0 && way_ == Way::look_back) {
+        p.in.upload(deal_tiles(host, g).data());
+      } else if (p.m > 0) {
+        p.in.upload(host + piece_start(n_, g, devices_));  // (DeviceBuffer copies all of it)
+      }
       if (p.out.size() > 0) p.out.poison();
     }
   }
@@ -85,7 +114,15 @@ class MultiGpuScan {
     for (int g = 0; g < devices_; ++g) {
       DeviceScope on(g);
       const Part& p = *parts_[g];
-      if (p.m > 0) p.output_buffer().download(host + piece_start(n_, g, devices_));
+      if (p.m > 0 && way_ == Way::look_back) {
+        std::vector<T> mine(p.m);
+        p.output_buffer().download(mine.data());
+        for_each_dealt_tile(g, [&](std::size_t whole, std::size_t local, std::size_t count) {
+          std::copy_n(mine.data() + local, count, host + whole);
+        });
+      } else if (p.m > 0) {
+        p.output_buffer().download(host + piece_start(n_, g, devices_));
+      }
     }
   }
 
@@ -94,6 +131,11 @@ class MultiGpuScan {
   void operator()(Op op, ScanKind kind) {
     const bool exclusive = kind == ScanKind::exclusive;
     for (int g = 1; g < devices_; ++g) wait_for_device(g, 0);  // everyone starts after GPU 0's "now"
+    if (way_ == Way::look_back) {
+      scan_dealt(op, kind);
+      for (int g = 1; g < devices_; ++g) wait_for_device(0, g);
+      return;
+    }
     for (int g = 0; g < devices_; ++g) {  // 1. each GPU's piece total in totals[g][g]
       DeviceScope on(g);
       Part& p = *parts_[g];
@@ -152,6 +194,65 @@ class MultiGpuScan {
     DeviceBuffer<T> partials;   // reduce-then-scan: one total per block of the first pass
     PieceScan<T, Op> scan;
   };
+
+  /// Elements of an n-element array dealt out in tiles of PieceScan's dealt_tile() to `devices` GPUs that
+  /// land on GPU g: its whole tiles, and the short last tile if it is g's.
+  static std::size_t dealt_size(std::size_t n, int g, int devices) {
+    const std::size_t tile = PieceScan<T, Op>::dealt_tile(), tiles = ceil_div(n, tile);
+    const std::size_t G = static_cast<std::size_t>(devices), mine = static_cast<std::size_t>(g);
+    if (tiles <= mine) return 0;
+    const std::size_t count = (tiles - mine + G - 1) / G;  // tiles g, g + G, ...
+    const bool has_last = (tiles - 1) % G == mine;
+    return count * tile - (has_last ? tiles * tile - n : 0);
+  }
+  /// f(whole, local, count) for each of GPU g's dealt tiles: its first element in the whole array and on
+  /// the GPU, and its elements.
+  template <class F>
+  void for_each_dealt_tile(int g, F f) const {
+    const std::size_t tile = PieceScan<T, Op>::dealt_tile(), G = static_cast<std::size_t>(devices_);
+    for (std::size_t t = static_cast<std::size_t>(g), local = 0; t * tile < n_; t += G, local += tile) {
+      f(t * tile, local, std::min(tile, n_ - t * tile));
+    }
+  }
+  /// GPU g's dealt tiles of the host array, one after another.
+  std::vector<T> deal_tiles(const T* host, int g) const {
+    std::vector<T> mine(parts_[g]->m);
+    for_each_dealt_tile(g, [&](std::size_t whole, std::size_t local, std::size_t count) {
+      std::copy_n(host + whole, count, mine.data() + local);
+    });
+    return mine;
+  }
+
+  /// The look_back way: every GPU's persistent scan launched at once; each one's tiles wait (in its look-
+  /// back) only for the tiles before them, on whichever GPU. On a GPU the launches are queued without
+  /// blocking and run together. The cpu backend runs a launch to its end before it returns, and GPU 0's
+  /// tiles would wait for GPU 1's forever, so there each device's launch gets a host thread of its own.
+  void scan_dealt(Op op, ScanKind kind) {
+    const auto scan_on = [&](int g) {
+      DeviceScope on(g);
+      Part& p = *parts_[g];
+      if (p.m > 0) p.scan(p.in.data(), p.out_data(), p.m, op, kind);
+    };
+#if defined(SCANLAB_BACKEND_CUDA)
+    for (int g = 0; g < devices_; ++g) scan_on(g);
+#else
+    std::vector<std::exception_ptr> errors(static_cast<std::size_t>(devices_));
+    std::vector<std::thread> hosts;
+    for (int g = 0; g < devices_; ++g) {
+      hosts.emplace_back([&, g] {
+        try {
+          scan_on(g);
+        } catch (...) {
+          errors[static_cast<std::size_t>(g)] = std::current_exception();
+        }
+      });
+    }
+    for (std::thread& t : hosts) t.join();
+    for (const std::exception_ptr& e : errors) {
+      if (e) std::rethrow_exception(e);
+    }
+#endif
+  }
 
   // The piece's total in two launches: blocks over runs of tiles, then one block over their totals.
   void reduce(Part& p, Op op, T* total) {

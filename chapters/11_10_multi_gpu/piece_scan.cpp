@@ -42,6 +42,21 @@ void PieceScan<T, Op>::operator()(const T* d_in, T* d_out, std::size_t n, Op op,
   impl_->scan(d_in, d_out, n, op, kind);
 }
 
+template <class T, class Op>
+std::size_t PieceScan<T, Op>::dealt_tile() {
+  return s11_8::PersistentScan<T, Op>::kTile;
+}
+
+template <class T, class Op>
+unsigned long long* PieceScan<T, Op>::status_words() {
+  return impl_->scan.status_words();
+}
+
+template <class T, class Op>
+void PieceScan<T, Op>::deal(int device, const std::vector<unsigned long long*>& peers) {
+  impl_->scan.deal(device, peers);
+}
+
 SCANLAB_PIECE_SCAN_INSTANTIATIONS()  // (piece_scan.hpp: every type and operator)
 
 }  // inline namespace backend_cuda or backend_cpu

@@ -8,7 +8,9 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
+#include "multi_gpu_algorithms.hpp"  // kNoDealtScan
 #include "scanlab/algorithm.hpp"  // SCANLAB_EXPORT
 #include "scanlab/types.hpp"      // ScanKind
 
@@ -37,6 +39,16 @@ class SCANLAB_EXPORT PieceScan {
   void set_carry_in(const T* d_carry);
   /// One scan of d_in[0..n) into d_out (may be d_in): one kernel launch.
   void operator()(const T* d_in, T* d_out, std::size_t n, Op op, ScanKind kind);
+
+  /// The look-back across GPUs (MultiGpuScan's look_back way): the tile, in elements, by which an array
+  /// is dealt out to the GPUs in turn (tile t of the whole array on GPU t % G).
+  static std::size_t dealt_tile();
+  /// This scan's tile statuses in its GPU's memory, which the other GPUs' look-backs read.
+  unsigned long long* status_words();
+  /// Later scans scan GPU `device`'s tiles of an array dealt out to peers.size() GPUs, looking back over
+  /// every GPU's statuses (`peers`: each GPU's status_words(), in GPU order). Throws Error(kNoDealtScan)
+  /// where the given scan cannot (the student release's stand-in).
+  void deal(int device, const std::vector<unsigned long long*>& peers);
 
  private:
   struct Impl;

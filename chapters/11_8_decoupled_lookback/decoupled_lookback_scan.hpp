@@ -29,6 +29,8 @@ class LookbackWorkspace {
     return lookback::workspace_words<V>(tiles) * sizeof(unsigned long long);
   }
   std::size_t tiles() const { return tiles_; }
+  /// The status words (after the counter and its padding), in the memory of the device that made them.
+  unsigned long long* words() { return words_.data() + 2; }
 
   /// The statuses of the next launch, of at most tiles() tiles: a new epoch (and, once every 2^30 - 1
   /// launches, a memset).

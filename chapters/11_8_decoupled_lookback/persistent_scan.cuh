@@ -286,18 +286,18 @@ __device__ __forceinline__ T shared_value(unsigned long long* slot, unsigned lan
 /// predecessors per step (lane l reads tile window_end - 32 + l). The same algorithm as the
 /// exercise's look_back (decoupled_lookback.cuh), written here so this kernel does not depend on it.
 /// With a carry in (TileStatusArray::carry), tile 0 looks back too, and finds the carry as tile -1's
-/// PREFIX.
+/// PREFIX. With tiles dealt out to several GPUs, it looks back over the whole array's tiles, every GPU's.
 template <class T, class Op>
 __device__ T look_back(const TileStatusArray& status, unsigned tile, Op op, unsigned lane) {
   T exclusive = Op::identity();
-  long long window_end = tile;
+  long long window_end = static_cast<long long>(whole_tile(status, tile));
   for (;;) {
     const long long predecessor = window_end - 32 + static_cast<long long>(lane);
     // Tiles before 0: the identity, as a prefix; tile -1 the carry, if the scan starts from one.
     TileStatus<T> s{kPrefix, predecessor == -1 && status.carry != nullptr ? *static_cast<const T*>(status.carry)
                                                                           : Op::identity()};
     for (unsigned tries = 0;; ++tries) {
-      if (predecessor >= 0) s = read_status<T>(status, static_cast<unsigned>(predecessor));
+      if (predecessor >= 0) s = read_whole_status<T>(status, static_cast<unsigned long long>(predecessor));
       if (__all_sync(kFullWarp, s.flag != kNotPublished)) break;
 #if defined(SCANLAB_BACKEND_CUDA)
       if (tries == (1u << 26)) __trap();  // a tile that never publishes: stop rather than hang
@@ -514,7 +514,7 @@ __device__ __forceinline__ void run_reducer(const Ring& ring, const TileStatusAr
       const A total = tile_total(ring.stage(s), tile, ring.copied_chunks(tile));
       if (lane == 0) {
         // Tile 0's aggregate is the PREFIX, unless the scan starts from a carry (then tile 0 looks back).
-        publish_status(status, tile, tile == 0 && status.carry == nullptr ? kPrefix : kAggregate, total);
+        publish_status(status, tile, starts_scan(status, tile) ? kPrefix : kAggregate, total);
         if constexpr (Share) share_value(&w.stage_aggregate[s], total);
       }
       SCANLAB_TRACE(tile, kAggregatePublished);
@@ -547,7 +547,7 @@ __device__ __forceinline__ void run_look_back_warp(const Ring& ring, const TileS
     if (tile != kSkipStage) {
       SCANLAB_TRACE(tile, kLookBackStart);
       A prefix = Op::identity();
-      if (tile != 0 || status.carry != nullptr) {
+      if (!starts_scan(status, tile)) {
         prefix = look_back<A>(status, tile, op, lane);
         if (lane == 0 && (tile & prefix_mask) == 0) publish_status(status, tile, kPrefix, op(prefix, aggregate));
       }
@@ -786,7 +786,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
           if (lane == 0) pl::barrier_arrive(&words.empty[s]);
         }
         SCANLAB_TRACE(tile, pl::kLookBackStart);
-        if (tile != 0 || status.carry != nullptr) {  // (with a carry, tile 0 looks back to it)
+        if (!lb::starts_scan(status, tile)) {  // (with a carry, tile 0 looks back to it)
           prefix = pl::look_back<T>(status, tile, op, lane);
           if (lane == 0 && (tile & prefix_mask) == 0) {
             lb::publish_status(status, tile, lb::kPrefix, op(prefix, tile_aggregate));

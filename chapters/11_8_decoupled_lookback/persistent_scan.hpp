@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "decoupled_lookback_scan.hpp"  // LookbackWorkspace
 #include "persistent_scan.cuh"
@@ -106,6 +107,23 @@ class PersistentScan {
   /// before their first element (section 11.10's carry in); null: none, the operator's identity.
   void set_carry_in(const T* d_carry) { carry_ = d_carry; }
 
+  /// This scan's tile statuses, in the memory of the device that made it (for the other GPUs' look-backs).
+  unsigned long long* status_words() { return workspace_.words(); }
+  /// Section 11.10's look-back across GPUs: later scans scan GPU `device`'s part of an array whose tiles of
+  /// kTile elements are dealt out in turn to `peers.size()` GPUs (tile t on GPU t % G), every tile looking
+  /// back over the whole array's tiles through `peers` (each GPU's status_words(), in GPU order). Every
+  /// scan then uses the large shape, whatever n. The GPUs' scans must be launched together (one scan each,
+  /// the same number of times: they share the epoch through their launch counts).
+  void deal(int device, const std::vector<unsigned long long*>& peers) {
+    if (peers.empty() || peers.size() > static_cast<std::size_t>(lookback::kMaxDealtDevices) || device < 0 ||
+        device >= static_cast<int>(peers.size())) {
+      throw Error("persistent scan: tiles dealt out to " + std::to_string(peers.size()) + " GPUs (1 to " +
+                  std::to_string(lookback::kMaxDealtDevices) + "), this one " + std::to_string(device));
+    }
+    device_ = static_cast<unsigned>(device);
+    peers_ = peers;
+  }
+
   /// One scan: exactly one kernel launch (plus, once every 2^30 - 1 launches, a memset).
   void operator()(const T* d_in, T* d_out, std::size_t n, Op op, ScanKind kind) {
     if (n == 0) return;
@@ -113,7 +131,9 @@ class PersistentScan {
       throw Error("persistent scan: a workspace for " + std::to_string(n_) + " elements cannot scan " +
                   std::to_string(n));
     }
-    if (n <= kSmallSingleMaxN) {
+    if (!peers_.empty()) {
+      launch_shape<Large>(d_in, d_out, n, op, kind, large_blocks_);
+    } else if (n <= kSmallSingleMaxN) {
       launch_shape<SmallSingle>(d_in, d_out, n, op, kind, 1);
     } else if (n <= kSingleMaxN) {
       launch_shape<Single>(d_in, d_out, n, op, kind, 1);
@@ -139,6 +159,11 @@ class PersistentScan {
     if (max_blocks_ != 0) blocks = std::min(blocks, max_blocks_);
     lookback::TileStatusArray status = workspace_.next_launch();
     status.carry = carry_;
+    if (!peers_.empty()) {
+      status.devices = static_cast<unsigned>(peers_.size());
+      status.device = device_;
+      std::copy(peers_.begin(), peers_.end(), status.peers);
+    }
     launch(Shape::kernel(), {"persistent_scan_kernel", dim3(static_cast<unsigned>(blocks)), dim3(Shape::kThreads),
                              Shape::kSharedBytes},
            d_in, d_out, n, op, kind == ScanKind::exclusive, status, static_cast<unsigned>(tiles), prefix_mask_);
@@ -151,6 +176,8 @@ class PersistentScan {
   std::size_t max_blocks_ = 0;
   unsigned prefix_mask_ = 0;
   const T* carry_ = nullptr;
+  unsigned device_ = 0;
+  std::vector<unsigned long long*> peers_;  // (deal: every GPU's statuses; empty: one GPU)
 };
 
 }  // namespace scanlab::s11_8

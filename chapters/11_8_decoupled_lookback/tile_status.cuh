@@ -53,12 +53,31 @@ struct TileStatus {
 /// `carry` (the persistent kernel only): null, or a value in device memory that the scan starts from,
 /// the prefix before tile 0, as if a tile -1 had published it (section 11.10: a GPU's piece of an
 /// array scanned after the pieces before it).
+/// `devices`, `device`, `peers` (the persistent kernel only; section 11.10's look-back across GPUs): the
+/// tiles of one array dealt out in turn to `devices` GPUs, tile t of the whole array being tile t / devices
+/// of GPU t % devices; this launch scans GPU `device`'s tiles, its statuses are `words`, and `peers[d]` are
+/// GPU d's (read through peer memory). One GPU: devices 1, tile numbers are the array's.
+inline constexpr int kMaxDealtDevices = 8;
 struct TileStatusArray {
   unsigned long long* counter;
   unsigned long long* words;
   unsigned epoch;
   const void* carry = nullptr;
+  unsigned devices = 1;
+  unsigned device = 0;
+  unsigned long long* peers[kMaxDealtDevices] = {};
 };
+
+/// A tile's number in the whole array (one GPU: the same number).
+SCANLAB_HD unsigned long long whole_tile(const TileStatusArray& s, unsigned tile) {
+  return static_cast<unsigned long long>(tile) * s.devices + s.device;
+}
+
+/// Whether tile `tile` starts the scan: it publishes its aggregate as its prefix and looks back at nothing
+/// (the array's tile 0, unless the scan starts from a carry).
+SCANLAB_HD bool starts_scan(const TileStatusArray& s, unsigned tile) {
+  return whole_tile(s, tile) == 0 && s.carry == nullptr;
+}
 
 /// Packs `value` with `flag` and `epoch` into its status words.
 template <class T>
@@ -89,15 +108,26 @@ SCANLAB_HD TileStatus<T> unpack_status(const unsigned long long (&words)[kStatus
 /// Writes a tile's status words. On a GPU: one relaxed (morally strong, L2-coherent) store of 8 or
 /// 16 bytes. On the cpu backend: one atomic exchange per word.
 template <int W>
-__device__ __forceinline__ void store_status_words(unsigned long long* p, const unsigned long long (&w)[W]) {
+__device__ __forceinline__ void store_status_words(unsigned long long* p, const unsigned long long (&w)[W],
+                                                   bool system = false) {
   static_assert(W == 1 || W == 2, "one or two status words");
 #if defined(SCANLAB_BACKEND_CUDA)
+  // (system: other GPUs read it through NVLink; .gpu scope orders it only for this GPU's threads)
   if constexpr (W == 1) {
-    asm volatile("st.relaxed.gpu.u64 [%0], %1;" ::"l"(p), "l"(w[0]) : "memory");
+    if (system) {
+      asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(p), "l"(w[0]) : "memory");
+    } else {
+      asm volatile("st.relaxed.gpu.u64 [%0], %1;" ::"l"(p), "l"(w[0]) : "memory");
+    }
   } else {
-    asm volatile("st.relaxed.gpu.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(w[0]), "l"(w[1]) : "memory");
+    if (system) {
+      asm volatile("st.relaxed.sys.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(w[0]), "l"(w[1]) : "memory");
+    } else {
+      asm volatile("st.relaxed.gpu.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(w[0]), "l"(w[1]) : "memory");
+    }
   }
 #else
+  (void)system;
   for (int k = 0; k < W; ++k) atomicExch(p + k, w[k]);
 #endif
 }
@@ -106,15 +136,25 @@ __device__ __forceinline__ void store_status_words(unsigned long long* p, const 
 /// stale L1 line). On the cpu backend: an atomic read per word (`atomicAdd(p, 0)`), which is a point
 /// where the emulator's scheduler can run other threads, so a loop that waits on it makes progress.
 template <int W>
-__device__ __forceinline__ void load_status_words(const unsigned long long* p, unsigned long long (&w)[W]) {
+__device__ __forceinline__ void load_status_words(const unsigned long long* p, unsigned long long (&w)[W],
+                                                  bool system = false) {
   static_assert(W == 1 || W == 2, "one or two status words");
 #if defined(SCANLAB_BACKEND_CUDA)
   if constexpr (W == 1) {
-    asm volatile("ld.relaxed.gpu.u64 %0, [%1];" : "=l"(w[0]) : "l"(p) : "memory");
+    if (system) {
+      asm volatile("ld.relaxed.sys.u64 %0, [%1];" : "=l"(w[0]) : "l"(p) : "memory");
+    } else {
+      asm volatile("ld.relaxed.gpu.u64 %0, [%1];" : "=l"(w[0]) : "l"(p) : "memory");
+    }
   } else {
-    asm volatile("ld.relaxed.gpu.v2.u64 {%0, %1}, [%2];" : "=l"(w[0]), "=l"(w[1]) : "l"(p) : "memory");
+    if (system) {
+      asm volatile("ld.relaxed.sys.v2.u64 {%0, %1}, [%2];" : "=l"(w[0]), "=l"(w[1]) : "l"(p) : "memory");
+    } else {
+      asm volatile("ld.relaxed.gpu.v2.u64 {%0, %1}, [%2];" : "=l"(w[0]), "=l"(w[1]) : "l"(p) : "memory");
+    }
   }
 #else
+  (void)system;
   for (int k = 0; k < W; ++k) w[k] = atomicAdd(const_cast<unsigned long long*>(p + k), 0ull);
 #endif
 }
@@ -124,7 +164,7 @@ template <class T>
 __device__ __forceinline__ void publish_status(const TileStatusArray& s, unsigned tile, unsigned flag, T value) {
   unsigned long long words[kStatusWords<T>];
   pack_status(value, flag, s.epoch, words);
-  store_status_words(s.words + static_cast<std::size_t>(tile) * kStatusWords<T>, words);
+  store_status_words(s.words + static_cast<std::size_t>(tile) * kStatusWords<T>, words, s.devices > 1);
 }
 
 /// Reads tile `tile`'s status as this launch sees it (kNotPublished if not yet written in this launch).
@@ -132,6 +172,17 @@ template <class T>
 __device__ __forceinline__ TileStatus<T> read_status(const TileStatusArray& s, unsigned tile) {
   unsigned long long words[kStatusWords<T>];
   load_status_words(s.words + static_cast<std::size_t>(tile) * kStatusWords<T>, words);
+  return unpack_status<T>(words, s.epoch);
+}
+
+/// Reads the status of tile `whole` of the whole array: this GPU's own, or, with tiles dealt out to several
+/// GPUs, another GPU's through peer memory.
+template <class T>
+__device__ __forceinline__ TileStatus<T> read_whole_status(const TileStatusArray& s, unsigned long long whole) {
+  if (s.devices == 1) return read_status<T>(s, static_cast<unsigned>(whole));
+  unsigned long long words[kStatusWords<T>];
+  const unsigned long long* owner = s.peers[whole % s.devices];
+  load_status_words(owner + (whole / s.devices) * kStatusWords<T>, words, true);
   return unpack_status<T>(words, s.epoch);
 }
 

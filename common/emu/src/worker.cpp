@@ -283,12 +283,14 @@ void Worker::AlignedDelete::operator()(unsigned char* p) const {
 
 namespace {
 
-/// OS threads that stay alive between launches, so their fiber stacks are allocated once.
+/// OS threads that stay alive between launches, so their fiber stacks are allocated once. One pool per
+/// host thread: launches made at the same time from several host threads (section 11.10's look-back
+/// across modelled devices, one host thread per device) each run on their own.
 class Pool {
  public:
   static Pool& get() {
     Registry::get();  // constructed first, so destroyed after the pool's threads have ended
-    static Pool pool;
+    static thread_local Pool pool;
     return pool;
   }
   /// Runs `launch` on `n` pool threads; returns when all of them are done.

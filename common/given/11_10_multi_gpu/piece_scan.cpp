@@ -73,6 +73,22 @@ void PieceScan<T, Op>::operator()(const T* d_in, T* d_out, std::size_t n, Op op,
          n, op, kind == ScanKind::exclusive, impl_->carry);
 }
 
+// The look-back across GPUs needs 11.8's persistent scan: the stand-in has none, and says so.
+template <class T, class Op>
+std::size_t PieceScan<T, Op>::dealt_tile() {
+  return kThreads;
+}
+
+template <class T, class Op>
+unsigned long long* PieceScan<T, Op>::status_words() {
+  return nullptr;
+}
+
+template <class T, class Op>
+void PieceScan<T, Op>::deal(int, const std::vector<unsigned long long*>&) {
+  throw Error(kNoDealtScan);
+}
+
 SCANLAB_PIECE_SCAN_INSTANTIATIONS()  // (piece_scan.hpp: every type and operator)
 
 }  // inline namespace backend_cuda or backend_cpu
