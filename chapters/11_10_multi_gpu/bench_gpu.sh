@@ -20,6 +20,7 @@ BUILD=${BUILD:-build/gpu}
 STEPS=${STEPS-tests bench sanitize out_of_core}
 OOC_LOG2=${OOC_LOG2:-30,32,34,35}
 LOG2=${LOG2:-24 25 26 27 28 29 30}
+RUNS=${RUNS:-}  # look_back's runs to sweep (SCANLAB_LOOKBACK_RUN), e.g. "1 4 16 64"; none: its default
 mkdir -p "$OUT"
 wants() { [[ " $STEPS " == *" $1 "* ]]; }
 status=0
@@ -47,6 +48,10 @@ if wants bench; then
       --algorithm reduce_then_scan --algorithm look_back --csv "$csv" || fail "11.10 at 2^$k"  # (out_of_core: the out_of_core step)
     timeout 120 "$BUILD/bin/scanlab_11_8" --backend cuda --n "$n" --reps 20 --algorithm persistent_pipelined \
       --csv "$csv" || fail "11.8 at 2^$k"
+    for run in $RUNS; do
+      SCANLAB_LOOKBACK_RUN=$run timeout 300 "$BUILD/bin/scanlab_11_10" --backend cuda --n "$n" --reps 20 \
+        --algorithm look_back --csv "$OUT/look_back_run_$run.csv" || fail "look_back, runs of $run, at 2^$k"
+    done
   done 2>&1 | grep -E "Passed|FAILED|median|error" | head -60
 fi
 

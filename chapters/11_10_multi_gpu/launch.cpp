@@ -1,6 +1,7 @@
 // Section 11.10: host code that runs a scan across the GPUs of one host. Compiled once per backend
 // (nvcc for cuda, the host compiler for cpu) from this one source. You do not need to change this file.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -14,6 +15,19 @@
 
 namespace scanlab::s11_10 {
 namespace {
+
+/// The look_back way's run (11.8's tiles dealt to a GPU one after another): kLookBackRun, or
+/// SCANLAB_LOOKBACK_RUN (1 to 4096) for a benchmark's sweep (bench_gpu.sh's RUNS).
+unsigned look_back_run() {
+  const char* text = std::getenv("SCANLAB_LOOKBACK_RUN");
+  if (text == nullptr || *text == '\0') return kLookBackRun;
+  char* end = nullptr;
+  const unsigned long run = std::strtoul(text, &end, 10);
+  if (*end != '\0' || run < 1 || run > 4096) {
+    throw Error("SCANLAB_LOOKBACK_RUN=" + std::string(text) + ": give the tiles per run, a number from 1 to 4096");
+  }
+  return static_cast<unsigned>(run);
+}
 
 /// Runs `request` across `devices` devices (0: every GPU there is), as run_scan runs one GPU's scan:
 /// the verified run with poisoned outputs, then the timed runs. The cpu backend models exactly
@@ -32,6 +46,7 @@ RunResult run_multi(const RunRequest& request, Way way, int devices, Exchange ex
   } restore{saved};
 #endif
   const int used = devices > 0 ? std::min(devices, device_count()) : device_count();
+  const unsigned run = way == Way::look_back ? look_back_run() : 0;
   const ScanProblem& p = request.problem;
   return visit_type_op(p.type, p.op, [&](auto type, auto op) {
     using T = typename decltype(type)::type;
@@ -39,9 +54,9 @@ RunResult run_multi(const RunRequest& request, Way way, int devices, Exchange ex
     using Scan = MultiGpuScan<T, Op>;
     {
       DeviceScope on(0);
-      require_memory(Scan::bytes_per_device(p.n, used, p.in_place, way));  // (GPU 0's: it has the most)
+      require_memory(Scan::bytes_per_device(p.n, used, p.in_place, way, run));  // (GPU 0's: it has the most)
     }
-    Scan scan(p.n, used, way, p.in_place, exchange);
+    Scan scan(p.n, used, way, p.in_place, exchange, run);
     const T* input = static_cast<const T*>(request.input);
     RunResult result;
     scan.upload(input);

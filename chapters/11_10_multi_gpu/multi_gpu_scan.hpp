@@ -8,10 +8,11 @@
 ///                     Reads and writes every element twice: 4n element moves.
 ///   reduce_then_scan  reduce each piece; exchange the totals; scan each piece starting from its carry
 ///                     (the carry enters 11.8's look-back as the prefix before tile 0): 3n.
-///   look_back         the array's tiles dealt out in turn (tile t on GPU t % G), every GPU scanning its
-///                     tiles with 11.8's persistent scan at once, each tile looking back over the whole
-///                     array's tile statuses, other GPUs' through peer memory: one pass, 2n, no exchange.
-///                     The elements never leave their GPU; 8 or 16 bytes per tile status cross NVLink.
+///   look_back         the array dealt out in turn in runs of kLookBackRun of 11.8's tiles (run r on GPU
+///                     r % G), every GPU scanning its tiles with 11.8's persistent scan at once, each tile
+///                     looking back over the whole array's tile statuses, other GPUs' through peer
+///                     memory: one pass, 2n, no exchange. The elements never leave their GPU; 8 or 16
+///                     bytes per tile status cross NVLink.
 ///
 /// Used by launch.cpp (both backends). You do not need to change this file.
 #pragma once
@@ -33,6 +34,15 @@
 namespace scanlab::s11_10 {
 
 enum class Way { carry, reduce_then_scan, look_back };
+
+/// The look_back way's runs: 11.8's tiles dealt out to a GPU one after another. A look-back that stays
+/// within a run reads this GPU's statuses only (no NVLink round trip); the cpu backend's tests use short
+/// runs so that a few thousand elements cross the devices many times.
+#if defined(SCANLAB_BACKEND_CUDA)
+inline constexpr unsigned kLookBackRun = 1;
+#else
+inline constexpr unsigned kLookBackRun = 2;
+#endif
 /// How the totals cross between the GPUs: exchange_totals (copy_peer), or NCCL's all-gather.
 enum class Exchange { peer, nccl };
 
@@ -53,8 +63,10 @@ class MultiGpuScan {
   static constexpr unsigned kCarryThreads = 256;
 
  public:
-  MultiGpuScan(std::size_t n, int devices, Way way, bool in_place, Exchange exchange = Exchange::peer)
-      : n_(n), devices_(devices), way_(way) {
+  /// `run` (look_back): tiles per run, 0: kLookBackRun.
+  MultiGpuScan(std::size_t n, int devices, Way way, bool in_place, Exchange exchange = Exchange::peer,
+               unsigned run = 0)
+      : n_(n), devices_(devices), way_(way), run_(run > 0 ? run : kLookBackRun) {
     if (devices < 1 || devices > device_count()) {
       throw Error("a scan across " + std::to_string(devices) + " GPUs: this machine has " +
                   std::to_string(device_count()));
@@ -77,7 +89,7 @@ class MultiGpuScan {
       for (auto& p : parts_) statuses.push_back(p->scan.status_words());
       for (int g = 0; g < devices_; ++g) {
         DeviceScope on(g);
-        parts_[g]->scan.deal(g, statuses);
+        parts_[g]->scan.deal(g, statuses, run_);
       }
     }
     if (exchange == Exchange::nccl) nccl_ = std::make_unique<NcclExchange>(devices_);
@@ -86,13 +98,14 @@ class MultiGpuScan {
   int devices() const { return devices_; }
   /// Elements on GPU g: its piece, or (look_back) its dealt tiles.
   std::size_t piece_size(int g) const {
-    if (way_ == Way::look_back) return dealt_size(n_, g, devices_);
+    if (way_ == Way::look_back) return dealt_size(n_, g, devices_, run_);
     return piece_start(n_, g + 1, devices_) - piece_start(n_, g, devices_);
   }
   /// Bytes of GPU memory the largest piece needs (input, output, 11.8's workspace).
-  static std::size_t bytes_per_device(std::size_t n, int devices, bool in_place, Way way = Way::carry) {
-    const std::size_t m = way == Way::look_back ? dealt_size(n, 0, devices)  // (GPU 0 has the most)
-                                                : ceil_div(n, static_cast<std::size_t>(devices));
+  static std::size_t bytes_per_device(std::size_t n, int devices, bool in_place, Way way = Way::carry,
+                                      unsigned run = 0) {
+    const std::size_t m = way == Way::look_back ? dealt_size(n, 0, devices, run > 0 ? run : kLookBackRun)
+                                                : ceil_div(n, static_cast<std::size_t>(devices));  // (GPU 0: the most)
     return (in_place ? 1 : 2) * m * sizeof(T) + PieceScan<T, Op>::workspace_bytes(m);
   }
 
@@ -195,21 +208,21 @@ class MultiGpuScan {
     PieceScan<T, Op> scan;
   };
 
-  /// Elements of an n-element array dealt out in tiles of PieceScan's dealt_tile() to `devices` GPUs that
-  /// land on GPU g: its whole tiles, and the short last tile if it is g's.
-  static std::size_t dealt_size(std::size_t n, int g, int devices) {
-    const std::size_t tile = PieceScan<T, Op>::dealt_tile(), tiles = ceil_div(n, tile);
+  /// Elements of an n-element array dealt out in runs of `run` tiles to `devices` GPUs that land on GPU g:
+  /// its whole runs, and the short last run if it is g's.
+  static std::size_t dealt_size(std::size_t n, int g, int devices, unsigned run) {
+    const std::size_t tile = PieceScan<T, Op>::dealt_tile() * run, tiles = ceil_div(n, tile);
     const std::size_t G = static_cast<std::size_t>(devices), mine = static_cast<std::size_t>(g);
     if (tiles <= mine) return 0;
     const std::size_t count = (tiles - mine + G - 1) / G;  // tiles g, g + G, ...
     const bool has_last = (tiles - 1) % G == mine;
     return count * tile - (has_last ? tiles * tile - n : 0);
   }
-  /// f(whole, local, count) for each of GPU g's dealt tiles: its first element in the whole array and on
-  /// the GPU, and its elements.
+  /// f(whole, local, count) for each of GPU g's runs: its first element in the whole array and on the GPU,
+  /// and its elements.
   template <class F>
   void for_each_dealt_tile(int g, F f) const {
-    const std::size_t tile = PieceScan<T, Op>::dealt_tile(), G = static_cast<std::size_t>(devices_);
+    const std::size_t tile = PieceScan<T, Op>::dealt_tile() * run_, G = static_cast<std::size_t>(devices_);
     for (std::size_t t = static_cast<std::size_t>(g), local = 0; t * tile < n_; t += G, local += tile) {
       f(t * tile, local, std::min(tile, n_ - t * tile));
     }
@@ -270,6 +283,7 @@ class MultiGpuScan {
   std::size_t n_;
   int devices_;
   Way way_;
+  unsigned run_;
   std::vector<std::unique_ptr<Part>> parts_;
   std::unique_ptr<NcclExchange> nccl_;  // (Exchange::nccl)
 };

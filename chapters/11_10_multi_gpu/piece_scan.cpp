@@ -53,8 +53,8 @@ unsigned long long* PieceScan<T, Op>::status_words() {
 }
 
 template <class T, class Op>
-void PieceScan<T, Op>::deal(int device, const std::vector<unsigned long long*>& peers) {
-  impl_->scan.deal(device, peers);
+void PieceScan<T, Op>::deal(int device, const std::vector<unsigned long long*>& peers, unsigned run) {
+  impl_->scan.deal(device, peers, run);
 }
 
 SCANLAB_PIECE_SCAN_INSTANTIATIONS()  // (piece_scan.hpp: every type and operator)

@@ -40,15 +40,16 @@ class SCANLAB_EXPORT PieceScan {
   /// One scan of d_in[0..n) into d_out (may be d_in): one kernel launch.
   void operator()(const T* d_in, T* d_out, std::size_t n, Op op, ScanKind kind);
 
-  /// The look-back across GPUs (MultiGpuScan's look_back way): the tile, in elements, by which an array
-  /// is dealt out to the GPUs in turn (tile t of the whole array on GPU t % G).
+  /// The look-back across GPUs (MultiGpuScan's look_back way): the tile, in elements, of 11.8's large shape,
+  /// by whose runs an array is dealt out to the GPUs in turn.
   static std::size_t dealt_tile();
   /// This scan's tile statuses in its GPU's memory, which the other GPUs' look-backs read.
   unsigned long long* status_words();
-  /// Later scans scan GPU `device`'s tiles of an array dealt out to peers.size() GPUs, looking back over
-  /// every GPU's statuses (`peers`: each GPU's status_words(), in GPU order). Throws Error(kNoDealtScan)
-  /// where the given scan cannot (the student release's stand-in).
-  void deal(int device, const std::vector<unsigned long long*>& peers);
+  /// Later scans scan GPU `device`'s tiles of an array dealt out to peers.size() GPUs in runs of `run`
+  /// tiles (run r on GPU r % G), looking back over every GPU's statuses (`peers`: each GPU's
+  /// status_words(), in GPU order). Throws Error(kNoDealtScan) where the given scan cannot (the student
+  /// release's stand-in).
+  void deal(int device, const std::vector<unsigned long long*>& peers, unsigned run);
 
  private:
   struct Impl;

@@ -110,17 +110,19 @@ class PersistentScan {
   /// This scan's tile statuses, in the memory of the device that made it (for the other GPUs' look-backs).
   unsigned long long* status_words() { return workspace_.words(); }
   /// Section 11.10's look-back across GPUs: later scans scan GPU `device`'s part of an array whose tiles of
-  /// kTile elements are dealt out in turn to `peers.size()` GPUs (tile t on GPU t % G), every tile looking
-  /// back over the whole array's tiles through `peers` (each GPU's status_words(), in GPU order). Every
-  /// scan then uses the large shape, whatever n. The GPUs' scans must be launched together (one scan each,
-  /// the same number of times: they share the epoch through their launch counts).
-  void deal(int device, const std::vector<unsigned long long*>& peers) {
+  /// kTile elements are dealt out in turn to `peers.size()` GPUs in runs of `run` tiles (run r on GPU
+  /// r % G), every tile looking back over the whole array's tiles through `peers` (each GPU's
+  /// status_words(), in GPU order). Every scan then uses the large shape, whatever n. The GPUs' scans must
+  /// be launched together (one scan each, the same number of times: they share the epoch through their
+  /// launch counts).
+  void deal(int device, const std::vector<unsigned long long*>& peers, unsigned run) {
     if (peers.empty() || peers.size() > static_cast<std::size_t>(lookback::kMaxDealtDevices) || device < 0 ||
         device >= static_cast<int>(peers.size())) {
       throw Error("persistent scan: tiles dealt out to " + std::to_string(peers.size()) + " GPUs (1 to " +
                   std::to_string(lookback::kMaxDealtDevices) + "), this one " + std::to_string(device));
     }
     device_ = static_cast<unsigned>(device);
+    run_ = std::max(run, 1u);
     peers_ = peers;
   }
 
@@ -162,6 +164,7 @@ class PersistentScan {
     if (!peers_.empty()) {
       status.devices = static_cast<unsigned>(peers_.size());
       status.device = device_;
+      status.run = run_;
       std::copy(peers_.begin(), peers_.end(), status.peers);
     }
     launch(Shape::kernel(), {"persistent_scan_kernel", dim3(static_cast<unsigned>(blocks)), dim3(Shape::kThreads),
@@ -176,7 +179,7 @@ class PersistentScan {
   std::size_t max_blocks_ = 0;
   unsigned prefix_mask_ = 0;
   const T* carry_ = nullptr;
-  unsigned device_ = 0;
+  unsigned device_ = 0, run_ = 1;
   std::vector<unsigned long long*> peers_;  // (deal: every GPU's statuses; empty: one GPU)
 };
 

@@ -53,10 +53,11 @@ struct TileStatus {
 /// `carry` (the persistent kernel only): null, or a value in device memory that the scan starts from,
 /// the prefix before tile 0, as if a tile -1 had published it (section 11.10: a GPU's piece of an
 /// array scanned after the pieces before it).
-/// `devices`, `device`, `peers` (the persistent kernel only; section 11.10's look-back across GPUs): the
-/// tiles of one array dealt out in turn to `devices` GPUs, tile t of the whole array being tile t / devices
-/// of GPU t % devices; this launch scans GPU `device`'s tiles, its statuses are `words`, and `peers[d]` are
-/// GPU d's (read through peer memory). One GPU: devices 1, tile numbers are the array's.
+/// `devices`, `device`, `run`, `peers` (the persistent kernel only; section 11.10's look-back across GPUs):
+/// the tiles of one array dealt out in turn to `devices` GPUs in runs of `run` tiles (run r of the whole
+/// array on GPU r % devices, as its (r / devices)-th run); this launch scans GPU `device`'s tiles, its
+/// statuses are `words`, and `peers[d]` are GPU d's (read through peer memory). One GPU: devices 1, run 1,
+/// tile numbers are the array's.
 inline constexpr int kMaxDealtDevices = 8;
 struct TileStatusArray {
   unsigned long long* counter;
@@ -65,12 +66,15 @@ struct TileStatusArray {
   const void* carry = nullptr;
   unsigned devices = 1;
   unsigned device = 0;
+  unsigned run = 1;
   unsigned long long* peers[kMaxDealtDevices] = {};
 };
 
 /// A tile's number in the whole array (one GPU: the same number).
 SCANLAB_HD unsigned long long whole_tile(const TileStatusArray& s, unsigned tile) {
-  return static_cast<unsigned long long>(tile) * s.devices + s.device;
+  if (s.devices == 1) return tile;
+  const unsigned long long r = tile / s.run;  // this GPU's r-th run is the array's (r * devices + device)-th
+  return (r * s.devices + s.device) * s.run + tile % s.run;
 }
 
 /// Whether tile `tile` starts the scan: it publishes its aggregate as its prefix and looks back at nothing
@@ -181,8 +185,9 @@ template <class T>
 __device__ __forceinline__ TileStatus<T> read_whole_status(const TileStatusArray& s, unsigned long long whole) {
   if (s.devices == 1) return read_status<T>(s, static_cast<unsigned>(whole));
   unsigned long long words[kStatusWords<T>];
-  const unsigned long long* owner = s.peers[whole % s.devices];
-  load_status_words(owner + (whole / s.devices) * kStatusWords<T>, words, true);
+  const unsigned long long r = whole / s.run;  // the array's r-th run: GPU r % devices's (r / devices)-th
+  const unsigned long long* owner = s.peers[r % s.devices];
+  load_status_words(owner + ((r / s.devices) * s.run + whole % s.run) * kStatusWords<T>, words, true);
   return unpack_status<T>(words, s.epoch);
 }
 

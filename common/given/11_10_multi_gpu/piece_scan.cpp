@@ -85,7 +85,7 @@ unsigned long long* PieceScan<T, Op>::status_words() {
 }
 
 template <class T, class Op>
-void PieceScan<T, Op>::deal(int, const std::vector<unsigned long long*>&) {
+void PieceScan<T, Op>::deal(int, const std::vector<unsigned long long*>&, unsigned) {
   throw Error(kNoDealtScan);
 }
 
