@@ -36,10 +36,14 @@ namespace scanlab::s11_10 {
 enum class Way { carry, reduce_then_scan, look_back };
 
 /// The look_back way's runs: 11.8's tiles dealt out to a GPU one after another. A look-back that stays
-/// within a run reads this GPU's statuses only (no NVLink round trip); the cpu backend's tests use short
-/// runs so that a few thousand elements cross the devices many times.
+/// within a run reads this GPU's statuses only (no NVLink round trip); but GPU g's first tile of a run
+/// waits for the aggregates of the whole run before it, so a run much longer than the tiles a GPU holds
+/// in flight (132 SMs x 4 ring stages) makes the GPUs take turns. Measured on two H200s, 2^28 and 2^30
+/// int32 (results/h200x2_look_back_run_*_2026-11-27.csv): runs of 128 to 512 tiles are fastest, 256 the
+/// best at 2^30; 1 to 16 and 1024 or more are slower. The cpu backend's tests use short runs so that a
+/// few thousand elements cross the devices many times.
 #if defined(SCANLAB_BACKEND_CUDA)
-inline constexpr unsigned kLookBackRun = 1;
+inline constexpr unsigned kLookBackRun = 256;
 #else
 inline constexpr unsigned kLookBackRun = 2;
 #endif
