@@ -24,7 +24,7 @@ inline constexpr AlgorithmInfo kAlgorithmInfo[] = {
      "starting from the totals before it (11.8's scan with a carry in); 3n element moves",
      "Sec. 11.6 one level up (beyond the book)", 0},
     {"look_back",
-     "the array's tiles dealt out to the GPUs in turn: every GPU scans its tiles with 11.8's persistent scan at "
+     "the array dealt out to the GPUs in turn, in runs of tiles: every GPU scans its tiles with 11.8's persistent scan at "
      "once, each tile looking back over every GPU's tile statuses through peer memory; one pass, 2n element moves",
      "Sec. 11.8 one level up (beyond the book)", 0, /*given=*/true},
     {"out_of_core",
@@ -58,12 +58,6 @@ inline constexpr AlgorithmInfo kTestAlgorithmInfo[] = {
 inline constexpr const char* kNoNccl =
     "this build has no NCCL: CMake found no nccl.h and libnccl when it was configured (install NCCL, or set "
     "NCCL_ROOT to where it is, and configure again)";
-
-/// What PieceScan::deal (the look_back way) says in the student release, whose stand-in for 11.8's scan
-/// scans each piece on its own (the tests skip on it).
-inline constexpr const char* kNoDealtScan =
-    "the look-back across GPUs is section 11.8's persistent scan, which the student release does not have "
-    "(its stand-in scans each piece on its own): run it in the full lab";
 
 SCANLAB_EXPORT AlgorithmTable test_algorithms_cuda();
 SCANLAB_EXPORT AlgorithmTable test_algorithms_cpu();

@@ -10,7 +10,6 @@
 #include <memory>
 #include <vector>
 
-#include "multi_gpu_algorithms.hpp"  // kNoDealtScan
 #include "scanlab/algorithm.hpp"  // SCANLAB_EXPORT
 #include "scanlab/types.hpp"      // ScanKind
 
@@ -47,8 +46,7 @@ class SCANLAB_EXPORT PieceScan {
   unsigned long long* status_words();
   /// Later scans scan GPU `device`'s tiles of an array dealt out to peers.size() GPUs in runs of `run`
   /// tiles (run r on GPU r % G), looking back over every GPU's statuses (`peers`: each GPU's
-  /// status_words(), in GPU order). Throws Error(kNoDealtScan) where the given scan cannot (the student
-  /// release's stand-in).
+  /// status_words(), in GPU order).
   void deal(int device, const std::vector<unsigned long long*>& peers, unsigned run);
 
  private:
