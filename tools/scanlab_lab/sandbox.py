@@ -320,12 +320,8 @@ def check_compiled_includes(root, bdir, folder, kernels_dir, label, targets) -> 
         allowed.append(os.path.join(root, f))
         if f.startswith("solutions/") and release:
             # The student release builds on the given stand-in of that section (common/given/README.md),
-            # or, where there is none (11.9 on 11.8), on the student's own folder of that section.
-            given = os.path.join(root, "common", "given", f.split("/")[1])
-            if os.path.isdir(given):
-                allowed += [given, os.path.join(root, "common", "given")]
-            else:
-                allowed.append(os.path.join(student_top, f.split("/")[1]))
+            # never on the student's own folder of it.
+            allowed += [os.path.join(root, "common", "given", f.split("/")[1]), os.path.join(root, "common", "given")]
     chapters = os.path.join(root, "chapters")
     generated = os.path.join(os.path.realpath(bdir), "chapters", folder)
     problems = []
