@@ -25,6 +25,8 @@ import shutil
 import subprocess
 from typing import List, NamedTuple, Optional
 
+from . import exercises
+
 MiB = 1 << 20
 
 
@@ -300,6 +302,32 @@ def kernel_include_folders(root, folder) -> List[str]:
     except OSError:
         return []
     return section_folders(text, "KERNEL_INCLUDES")
+
+
+TEXT_RUN = re.compile(rb"[\t\n\r\x20-\x7e]{120,}")
+
+
+def check_embedded_solutions(root, bdir, folder, label, targets) -> List[str]:
+    """Problems (one line each) with the objects of the student's targets that hold a solution's
+    answer lines (exercises.solution_blocks): the assembler's `.incbin` (an asm statement) copies a file
+    into an object without the compiler's list of included files naming it, and a kernel could then
+    print the text into its report."""
+    blocks = exercises.solution_blocks(root)
+    problems = []
+    for target in targets if blocks else []:
+        for obj in compiled_includes(bdir, target):
+            try:
+                with open(obj if os.path.isabs(obj) else os.path.join(bdir, obj), "rb") as f:
+                    data = f.read()
+            except OSError:
+                continue
+            # Only the object's long runs of text can hold a source file (fast on a large object).
+            text = "\n".join(run.decode("ascii") for run in TEXT_RUN.findall(data))
+            found = exercises.blocks_in(exercises.squeezed(text), blocks)
+            if found:
+                problems.append(f"{label}/{folder}: a compiled object of the kernels holds the text of a solution "
+                                f"({found[0]}), which is not yours: an .incbin or a copy")
+    return sorted(set(problems))
 
 
 def check_compiled_includes(root, bdir, folder, kernels_dir, label, targets) -> List[str]:

@@ -96,6 +96,28 @@ class CompiledIncludes(unittest.TestCase):
         self.assertIn("solutions/11_2_kogge_stone/kogge_stone.cuh", self.compile('%%:include "%s"\n' % solution)[0])
 
 
+    @unittest.skipUnless(shutil.which("c++"), "no C++ compiler")
+    def test_a_solution_copied_in_by_the_assembler_is_refused(self):
+        solution = os.path.join(self.root, "solutions", "11_2_kogge_stone", "kogge_stone.cuh")
+        with open(solution, "w") as f:
+            f.write("#pragma once\n// TODO(student) begin: the scan\n"
+                    "    const int scanned = step_one(x, stride) + step_two(y, stride);\n"
+                    "    return combine(scanned, carry_in, exclusive_first_element);\n// TODO(student) end\n")
+
+        def embedded():
+            return sandbox.check_embedded_solutions(self.root, self.bdir, "11_2_kogge_stone", "alice",
+                                                    ["scanlab_11_2_exercise_cpu"])
+
+        # The assembler reads an .incbin's file: the compiler's list of included files never names it.
+        self.assertEqual(self.compile('__asm__(".section .rodata\\n.incbin \\"%s\\"\\n.text");\n' % solution), [])
+        problems = embedded()
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("alice/11_2_kogge_stone: a compiled object of the kernels holds the text of a solution", problems[0])
+        self.assertIn("solutions/11_2_kogge_stone/kogge_stone.cuh", problems[0])
+        self.compile('#pragma once\n#include "scanlab/kernel.hpp"\n')
+        self.assertEqual(embedded(), [])
+
+
 class CompiledIncludesInTheRelease(unittest.TestCase):
     """In the student release (no solutions/) a section that builds on others (11.6) is built on the
     given stand-ins of common/given/: those are allowed to it, the student's own other sections are
