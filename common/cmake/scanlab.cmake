@@ -761,16 +761,18 @@ function(scanlab_add_section)
                           INCLUDES ${S_KERNEL_INCLUDES} GIVEN_INCLUDES ${S_GIVEN_INCLUDES})
   set(given_file "${chapter}/${S_GIVEN}")
   set(note "")
-  if(NOT SCANLAB_HAVE_SOLUTIONS)
-    # The student release: what the section builds on is the given stand-ins, never the student's own
-    # other sections, so that its points depend on its own code alone (common/given/README.md).
+  if(NOT SCANLAB_HAVE_SOLUTIONS OR NOT SCANLAB_BUILD_SOLUTIONS)
+    # A build of the exercises alone (the student release; ./lab grade's, --class's and Gradescope's
+    # grade preset): what the section builds on is the given stand-ins, never the solutions nor the
+    # student's own other sections, so that its points depend on its own code alone, the same points
+    # everywhere, and no student code is compiled against a solution's source (common/given/README.md).
     set(S_KERNEL_INCLUDES ${given_includes})
     if(given_source)
       set(given_file "${given_source}")
       set(S_GIVEN_INCLUDES ${given_given_includes})
     endif()
     if(given_note)
-      set(note "note: the student release builds section ${S_ID} ${given_note}")
+      set(note "note: this build makes section ${S_ID} ${given_note}")
     endif()
   endif()
   if(S_GIVEN)  # (scanlab_kernel_library links it into the section's other kernel libraries)
