@@ -4,13 +4,17 @@
 # correct kernel written another way may miss). A crash, a hang or a failed test of any property fails.
 # Usage:
 #   cmake -DTEST_EXE=<test program> -DVARIANT=<section/name> [-DTIMEOUT=<seconds>] [-DEMULATOR=<command>]
-#         [-DROOT=<repository> -DPYTHON=<python3>] -P expect_full_points.cmake
+#         [-DROOT=<repository> -DPYTHON=<python3>] [-DFILTER=<GoogleTest filter>] -P expect_full_points.cmake
 if(NOT DEFINED TIMEOUT)
   set(TIMEOUT 600)
 endif()
 include("${CMAKE_CURRENT_LIST_DIR}/rubric_check.cmake")
 separate_arguments(emulator UNIX_COMMAND "${EMULATOR}")
-execute_process(COMMAND ${emulator} "${TEST_EXE}" --gtest_brief=1
+set(filter "")
+if(DEFINED FILTER)
+  set(filter "--gtest_filter=${FILTER}")
+endif()
+execute_process(COMMAND ${emulator} "${TEST_EXE}" --gtest_brief=1 ${filter}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT ${TIMEOUT})
 if(rc EQUAL 0)
   message(STATUS "valid variant ${VARIANT}: every test passed")

@@ -422,14 +422,10 @@ function(scanlab_add_variants id dir make_test)
                          "-DWATCHDOG=${SCANLAB_MUTANT_WATCHDOG_S}" "-DROOT=${PROJECT_SOURCE_DIR}"
                          "-DPYTHON=${SCANLAB_KERNEL_PYTHON3}"
                          -P "${SCANLAB_CMAKE_DIR}/expect_caught.cmake")
+        set_tests_properties("${id}.mutant.${name}" PROPERTIES LABELS "mutant;${id};cpu" TIMEOUT ${SCANLAB_MUTANT_TIMEOUT})
       else()
-        add_test(NAME "${id}.valid.${name}"
-                 COMMAND "${CMAKE_COMMAND}" "-DTEST_EXE=$<TARGET_FILE:${test_exe}>" "-DVARIANT=${id}/${name}"
-                         "-DTIMEOUT=${SCANLAB_MUTANT_TIMEOUT}" ${SCANLAB_EMULATOR_ARG} "-DROOT=${PROJECT_SOURCE_DIR}"
-                         "-DPYTHON=${SCANLAB_KERNEL_PYTHON3}" -P "${SCANLAB_CMAKE_DIR}/expect_full_points.cmake")
+        scanlab_expect_full_points(${id} ${name} ${test_exe})
       endif()
-      set_tests_properties("${id}.${kind}.${name}" PROPERTIES
-        LABELS "${kind};${id};cpu" TIMEOUT ${SCANLAB_MUTANT_TIMEOUT})
     endforeach()
   endforeach()
   # The open level (chapters/<dir>/open_level.txt, tools/scanlab_lab/levels.py): its stubs, made from
@@ -713,22 +709,18 @@ endfunction()
 # common/given/<d> (and common/given itself added, for given_scan.cuh), `given_var` to the stand-in of
 # the section's GIVEN source `given` (common/given/<dir>/<given>) or "" when there is none, `gincludes_var`
 # to `gincludes` without solution folders (a stand-in source needs none), and `note_var` to what the
-# section's program says about them ("" when nothing is replaced, or when a folder has no stand-in:
-# then the student's own exercises of that section take its place, and no stand-in is proven).
+# section's program says about them ("" when nothing is replaced). Every solutions/<d> a section builds on
+# must have its stand-in: else the release would build the section on the student's own <d>.
 function(scanlab_given_stand_ins includes_var given_var gincludes_var note_var dir given)
   cmake_parse_arguments(G "" "" "INCLUDES;GIVEN_INCLUDES" ${ARGN})
   set(root "${PROJECT_SOURCE_DIR}/common/given")
-  set(incomplete OFF)
   set(includes "")
   set(replaced "")
   foreach(folder IN LISTS G_INCLUDES)
     if(folder MATCHES "^${PROJECT_SOURCE_DIR}/solutions/(.+)$")
       if(NOT IS_DIRECTORY "${root}/${CMAKE_MATCH_1}")
-        # No stand-in yet (11.9 on 11.8's look-back): the student's own kernels of that section, as
-        # before; the section's points then depend on them too.
-        list(APPEND includes "${SCANLAB_EXERCISES_DIR}/${CMAKE_MATCH_1}")
-        set(incomplete ON)
-        continue()
+        message(FATAL_ERROR "section ${dir} builds on solutions/${CMAKE_MATCH_1}, which has no given stand-in "
+                            "(common/given/${CMAKE_MATCH_1}/, common/given/README.md)")
       endif()
       list(APPEND includes "${root}/${CMAKE_MATCH_1}")
       file(GLOB files RELATIVE "${root}" "${root}/${CMAKE_MATCH_1}/*")
@@ -755,10 +747,10 @@ function(scanlab_given_stand_ins includes_var given_var gincludes_var note_var d
     list(APPEND gincludes "${root}")
   endif()
   set(note "")
-  if(replaced AND NOT incomplete)
+  if(replaced)
     list(TRANSFORM replaced PREPEND "common/given/")
     string(JOIN ", " replaced ${replaced})
-    set(note "on the given stand-ins ${replaced} (common/given/README.md): one thread of a block scans each section serially, not the book's kernels, and the times and counts here are theirs")
+    set(note "on the given stand-ins ${replaced} (common/given/README.md): serial code, not the book's kernels, and the times and counts here are theirs")
   endif()
   set(${includes_var} "${includes}" PARENT_SCOPE)
   set(${given_var} "${stand_in}" PARENT_SCOPE)
@@ -766,8 +758,23 @@ function(scanlab_given_stand_ins includes_var given_var gincludes_var note_var d
   set(${note_var} "${note}" PARENT_SCOPE)
 endfunction()
 
+# Test <id>.valid.<name>: the test program `test_exe` (a section's tests on a variant of its kernels)
+# must earn full points (expect_full_points.cmake; label "valid"); an optional GoogleTest filter runs
+# only some of its tests.
+function(scanlab_expect_full_points id name test_exe)
+  set(filter "")
+  if(ARGN)
+    set(filter "-DFILTER=${ARGN}")
+  endif()
+  add_test(NAME "${id}.valid.${name}"
+           COMMAND "${CMAKE_COMMAND}" "-DTEST_EXE=$<TARGET_FILE:${test_exe}>" "-DVARIANT=${id}/${name}" ${filter}
+                   "-DTIMEOUT=${SCANLAB_MUTANT_TIMEOUT}" ${SCANLAB_EMULATOR_ARG} "-DROOT=${PROJECT_SOURCE_DIR}"
+                   "-DPYTHON=${SCANLAB_KERNEL_PYTHON3}" -P "${SCANLAB_CMAKE_DIR}/expect_full_points.cmake")
+  set_tests_properties("${id}.valid.${name}" PROPERTIES LABELS "valid;${id};cpu" TIMEOUT ${SCANLAB_MUTANT_TIMEOUT})
+endfunction()
+
 function(scanlab_add_section)
-  cmake_parse_arguments(S "IN_BLOCK;BENCH;OWN_OPTIONS" "ID;DIR;NAMESPACE;GIVEN"
+  cmake_parse_arguments(S "IN_BLOCK;BENCH;OWN_OPTIONS" "ID;DIR;NAMESPACE;GIVEN;STAND_IN_TESTS"
                         "KERNELS;KERNEL_INCLUDES;GIVEN_INCLUDES;SANITIZE_ARGS" ${ARGN})
   string(REPLACE "." "_" id "${S_ID}")
   set(chapter "${CMAKE_CURRENT_SOURCE_DIR}")
@@ -775,16 +782,18 @@ function(scanlab_add_section)
                           INCLUDES ${S_KERNEL_INCLUDES} GIVEN_INCLUDES ${S_GIVEN_INCLUDES})
   set(given_file "${chapter}/${S_GIVEN}")
   set(note "")
-  if(NOT SCANLAB_HAVE_SOLUTIONS)
-    # The student release: what the section builds on is the given stand-ins, never the student's own
-    # other sections, so that its points depend on its own code alone (common/given/README.md).
+  if(NOT SCANLAB_HAVE_SOLUTIONS OR NOT SCANLAB_BUILD_SOLUTIONS)
+    # A build of the exercises alone (the student release; ./lab grade's, --class's and Gradescope's
+    # grade preset): what the section builds on is the given stand-ins, never the solutions nor the
+    # student's own other sections, so that its points depend on its own code alone, the same points
+    # everywhere, and no student code is compiled against a solution's source (common/given/README.md).
     set(S_KERNEL_INCLUDES ${given_includes})
     if(given_source)
       set(given_file "${given_source}")
       set(S_GIVEN_INCLUDES ${given_given_includes})
     endif()
     if(given_note)
-      set(note "note: the student release builds section ${S_ID} ${given_note}")
+      set(note "note: this build makes section ${S_ID} ${given_note}")
     endif()
   endif()
   if(S_GIVEN)  # (scanlab_kernel_library links it into the section's other kernel libraries)
@@ -888,12 +897,15 @@ function(scanlab_add_section)
       if(given_source)
         set_property(DIRECTORY PROPERTY SCANLAB_GIVEN_LIBRARY ${own_given})
       endif()
-      add_test(NAME "${S_ID}.valid.given_stand_ins"
-               COMMAND "${CMAKE_COMMAND}" "-DTEST_EXE=$<TARGET_FILE:${test_exe}>" "-DVARIANT=${S_ID}/given_stand_ins"
-                       "-DTIMEOUT=${SCANLAB_MUTANT_TIMEOUT}" ${SCANLAB_EMULATOR_ARG} "-DROOT=${PROJECT_SOURCE_DIR}"
-                       "-DPYTHON=${SCANLAB_KERNEL_PYTHON3}" -P "${SCANLAB_CMAKE_DIR}/expect_full_points.cmake")
-      set_tests_properties("${S_ID}.valid.given_stand_ins" PROPERTIES LABELS "valid;${S_ID};cpu"
-                           TIMEOUT ${SCANLAB_MUTANT_TIMEOUT})
+      scanlab_expect_full_points(${S_ID} given_stand_ins ${test_exe})
+    endif()
+    # STAND_IN_TESTS: this section's stand-in (common/given/<DIR>), graded by those of its own tests as a
+    # student's kernels, must earn full points: the part of its contract the sections built on it do
+    # not reach (11.8's look-back past tiles that published only their aggregate).
+    if(S_STAND_IN_TESTS)
+      scanlab_section_variant_test(test_${id}_valid_stand_in "${PROJECT_SOURCE_DIR}/common/given/${S_DIR}"
+                                   "the given stand-in" "${chapter}" ${S_KERNEL_INCLUDES} "${PROJECT_SOURCE_DIR}/common/given")
+      scanlab_expect_full_points(${S_ID} stand_in test_${id}_valid_stand_in "${S_STAND_IN_TESTS}")
     endif()
   endif()
 endfunction()

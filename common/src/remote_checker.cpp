@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -56,11 +58,37 @@ class Runner {
     const std::uint64_t size = frame.size();
     if (!write_all(to_, &size, sizeof size) || !write_all(to_, frame.data(), frame.size())) ended(entry);
     std::uint64_t length = 0;
-    if (!read_all(from_, &length, sizeof length)) ended(entry);
+    if (!read_answer(&length, sizeof length)) ended(entry);
     if (length > kMaxMessageBytes) garbled(entry, "a message of " + std::to_string(length) + " bytes");
     std::string answer(length, '\0');
-    if (!read_all(from_, answer.data(), length)) ended(entry);
+    if (!read_answer(answer.data(), length)) ended(entry);
     return answer;
+  }
+
+  // All of `n` bytes of the answer; false at the channel's end, or once the runner has exited with
+  // nothing more in the channel: a process it left behind may hold the channel open, and must not
+  // keep the checker waiting (the runner is not reaped here: ended() says how it ended).
+  bool read_answer(void* p, std::size_t n) {
+    auto* at = static_cast<char*>(p);
+    while (n) {
+      pollfd ready{from_, POLLIN, 0};
+      const int polled = ::poll(&ready, 1, 100);
+      if (polled < 0 && errno != EINTR) return false;
+      if (polled <= 0) {
+        siginfo_t info{};
+        if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0) {
+          pollfd last{from_, POLLIN, 0};
+          if (::poll(&last, 1, 0) <= 0) return false;  // (what it wrote before it ended is still read)
+        }
+        continue;
+      }
+      const ssize_t got = ::read(from_, at, n);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return false;
+      at += got;
+      n -= static_cast<std::size_t>(got);
+    }
+    return true;
   }
 
   // What the kernels printed so far, defused, or "".
@@ -115,6 +143,7 @@ class Runner {
     if (pid == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the checker (a ctest timeout kills the checker)
       if (::getppid() != parent) ::_exit(127);
+      ::setpgid(0, 0);  // a group of its own: what it leaves behind is killed with it (stop, ended)
       // Above 10 first, so no dup2 below overwrites another pipe's end (dup2 clears close-on-exec).
       const int in = ::fcntl(requests[0], F_DUPFD_CLOEXEC, 10), out = ::fcntl(answers[1], F_DUPFD_CLOEXEC, 10),
                 printed = ::fcntl(output[1], F_DUPFD_CLOEXEC, 10);
@@ -128,6 +157,7 @@ class Runner {
       ::execv(argv[0], argv.data());
       ::_exit(127);
     }
+    ::setpgid(pid, pid);  // (the child does it too: whichever runs first)
     ::close(requests[0]);
     ::close(answers[1]);
     ::close(output[1]);
@@ -139,9 +169,22 @@ class Runner {
       printed_.clear();
       dropped_ = false;
     }
+    reaped_ = false;
+    // Reads what the kernels print until the pipe's end, or, once the runner is reaped, for at most
+    // 1 s more: a process it left behind (outside its group: setsid) may hold the pipe open, and must
+    // not keep the checker waiting.
     drain_ = std::thread([this, fd = output[0]] {
       char buffer[4096];
+      std::chrono::steady_clock::time_point until{};
       for (;;) {
+        if (reaped_ && until == std::chrono::steady_clock::time_point{}) {
+          until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+        }
+        if (until != std::chrono::steady_clock::time_point{} && std::chrono::steady_clock::now() > until) break;
+        pollfd p{fd, POLLIN, 0};
+        const int ready = ::poll(&p, 1, 100);
+        if (ready < 0 && errno != EINTR) break;
+        if (ready <= 0) continue;
         const ssize_t got = ::read(fd, buffer, sizeof buffer);
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) break;
@@ -158,8 +201,16 @@ class Runner {
     if (pid_ < 0) return;
     ::close(to_);
     ::close(from_);
+    ::kill(-pid_, SIGKILL);
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
+    reaped();
+  }
+
+  // After the runner's end: its group killed (what it left behind), the printed text drained.
+  void reaped() {
+    ::kill(-pid_, SIGKILL);
+    reaped_ = true;
     if (drain_.joinable()) drain_.join();
     pid_ = to_ = from_ = -1;
   }
@@ -178,8 +229,7 @@ class Runner {
       ::kill(pid_, SIGKILL);
       ::waitpid(pid_, &status, 0);
     }
-    if (drain_.joinable()) drain_.join();
-    pid_ = to_ = from_ = -1;
+    reaped();
     // In the sandbox (bwrap), the runner's signal comes back as the sandbox's status 128 + signal.
     const int signal = done == 0 ? 0
                        : WIFSIGNALED(status)                                           ? WTERMSIG(status)
@@ -210,6 +260,7 @@ class Runner {
   bool boxed_ = false;  // started through SCANLAB_RUNNER_PREFIX
   int to_ = -1, from_ = -1;
   std::thread drain_;
+  std::atomic<bool> reaped_{false};
   std::mutex mutex_;
   std::string printed_;
   bool dropped_ = false;

@@ -167,3 +167,58 @@ def untouched(student_dir, stub_texts: Dict[str, str]) -> List[str]:
         if mine == todo_blocks(stub):
             found.append(f)
     return found
+
+
+def solution_blocks(root) -> Dict[str, List[List[str]]]:
+    """{solution file: [block, ...]}, each TODO(student) block of the solutions as its lines
+    (whitespace squeezed) that the stub does not have and that are at least 12 characters: the answers.
+    Empty without solutions/ (the student release)."""
+    found: Dict[str, List[List[str]]] = {}
+    for f in files_under(os.path.join(root, "solutions")) if os.path.isdir(os.path.join(root, "solutions")) else []:
+        with open(os.path.join(root, "solutions", f), encoding="utf-8") as s:
+            text = s.read()
+        stub_text = ""
+        if os.path.isfile(os.path.join(root, "exercises", f)):
+            with open(os.path.join(root, "exercises", f), encoding="utf-8") as s:
+                stub_text = s.read()
+        stub_lines = {" ".join(l.split()) for l in stub_text.splitlines()}
+        block = None
+        for line in text.splitlines():
+            if BEGIN.search(line):
+                block = []
+            elif END.search(line):
+                if block:
+                    found.setdefault(f, []).append(block)
+                block = None
+            elif block is not None:
+                squeezed = " ".join(line.split())
+                if len(squeezed) >= 12 and squeezed not in stub_lines and not squeezed.startswith("//"):
+                    block.append(squeezed)
+    return found
+
+
+def blocks_in(text: str, blocks: Dict[str, List[List[str]]]) -> List[str]:
+    """The solution blocks `text` (whitespace squeezed per line) holds: all of a block, or at least half
+    of its lines (and two or more), one line each. A line or two in common (a loop header) is not an
+    answer."""
+    found = []
+    for src, bs in blocks.items():
+        for b in bs:
+            hits = [l for l in b if l in text]
+            if len(hits) >= max(2, (len(b) + 1) // 2) or (len(b) == 1 and hits):
+                found.append(f"{len(hits)} of {len(b)} lines of a block of solutions/{src}: {hits[0]}")
+    return found
+
+
+def squeezed(data: str) -> str:
+    """`data` with each line's whitespace squeezed, as solution_blocks' lines are."""
+    return "\n".join(" ".join(l.split()) for l in data.splitlines())
+
+
+def leaks(files, dst, blocks) -> List[str]:
+    """Files (under dst) that hold a solution block (blocks_in), each as "<file>: <what>"."""
+    found = []
+    for f in files:
+        with open(os.path.join(dst, f), encoding="utf-8", errors="replace") as r:
+            found += [f"{f}: {b}" for b in blocks_in(squeezed(r.read()), blocks)]
+    return found

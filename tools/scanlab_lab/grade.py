@@ -189,12 +189,15 @@ class Grading:
                 builds[section.id] = self.build(section, backends)
                 if builds[section.id]["status"] == "built":
                     # What the compiler really included (any spelling of #include): only the
-                    # student's own section, the lab's public headers and the system's.
+                    # student's own section, the lab's public headers and the system's; and no
+                    # solution's text in the objects (an asm .incbin, which that list never names).
+                    targets = [t for b in backends for t in (f"scanlab_{section.us}_exercise_{b}", f"test_{section.us}_exercise_{b}")
+                               if self.has_target(t)]
                     refused = sandbox.check_compiled_includes(
                         self.root, self.bdir, section.folder,
-                        os.path.join(self.copy_dir or self.student_dir, section.folder), self.label,
-                        [t for b in backends for t in (f"scanlab_{section.us}_exercise_{b}", f"test_{section.us}_exercise_{b}")
-                         if self.has_target(t)])
+                        os.path.join(self.copy_dir or self.student_dir, section.folder), self.label, targets)
+                    refused = refused or sandbox.check_embedded_solutions(self.root, self.bdir, section.folder,
+                                                                          self.label, targets)
                     if refused:
                         builds[section.id].update(status="build-failed", error="\n".join(refused))
                         for line in refused:

@@ -7,7 +7,7 @@ the build outputs. What is copied are the files git
 tracks (the working tree's version), or, without git, the files under the lab but build/. Without
 solutions/, the lab's CMake builds the exercises alone, the docs from the stubs
 (SCANLAB_DOCS_SOLUTIONS=OFF), and grades every section (11.3 against the solution kernels' committed
-counts; 11.6, 11.7 and 11.10 built on the given stand-ins of common/given/, not on the student's
+counts; 11.6, 11.7, 11.9 and 11.10 built on the given stand-ins of common/given/, not on the student's
 other sections). Added: .github/workflows/classroom.yml (GitHub Classroom: per section its grading, then
 one graded step per property of its rubric in grading.toml, or one for the section without a rubric,
 each with its points and the tests that decide it written in, so that the repository's grading.toml

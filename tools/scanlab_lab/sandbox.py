@@ -6,9 +6,8 @@ grader's checkers outside it, run in it with the slot read-only too (box_script)
   - no network (a network namespace of its own, with no interface but lo), its own PIDs, IPC, hostname;
   - the system (/usr, /etc, ...) and the lab read-only, with what would give answers away hidden:
     solutions/ and chapters/*/{mutants,valid}/ are replaced by empty files of the same names and dates
-    (so the build still sees them unchanged), build/ and the repository's .git by empty folders; only
-    the solution folders the lab's own build puts on a student kernel's include path stay (say
-    11.2's warp scan, which 11.6 and 11.7 use: chapters/*/CMakeLists.txt, KERNEL_INCLUDES);
+    (so the build still sees them unchanged), build/ and the repository's .git by empty folders (the
+    sections that build on others, 11.6, 11.7, 11.9, 11.10, are built on common/given's stand-ins);
   - write access to its own build folder (the job slot) only, and an empty /tmp;
   - a user ID of its own (LAB_SANDBOX_UID, default 61000, plus the slot number; needs root), so that
     its process limit counts its processes alone,
@@ -24,6 +23,8 @@ import shlex
 import shutil
 import subprocess
 from typing import List, NamedTuple, Optional
+
+from . import exercises
 
 MiB = 1 << 20
 
@@ -70,29 +71,14 @@ def section_folders(text, keyword) -> List[str]:
     return list(dict.fromkeys(found))
 
 
-def shared_solution_folders(root) -> List[str]:
-    """The solutions/<folder> the lab's build reads for student kernels: on their include paths
-    (KERNEL_INCLUDES) or compiled into a section's given library (GIVEN_INCLUDES)."""
-    found = []
-    chapters = os.path.join(root, "chapters")
-    for name in sorted(os.listdir(chapters)):
-        path = os.path.join(chapters, name, "CMakeLists.txt")
-        if os.path.isfile(path):
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-            for keyword in ("KERNEL_INCLUDES", "GIVEN_INCLUDES"):
-                found += [d.split("/")[1] for d in section_folders(text, keyword)
-                          if d.startswith("solutions/") and d.split("/")[1] not in found]
-    return found
-
-
 def hidden_paths(root) -> List[str]:
     """The lab's folders a submission must not read (their file names stay, their contents go)."""
     hide = []
-    keep = shared_solution_folders(root)
+    # Every solution: a grade build compiles student kernels on the given stand-ins (common/given),
+    # never on a solution.
     solutions = os.path.join(root, "solutions")
     if os.path.isdir(solutions):
-        hide += [os.path.join(solutions, d) for d in sorted(os.listdir(solutions)) if d not in keep]
+        hide += [os.path.join(solutions, d) for d in sorted(os.listdir(solutions))]
     chapters = os.path.join(root, "chapters")
     for name in sorted(os.listdir(chapters)):
         for sub in ("mutants", "valid"):
@@ -302,6 +288,32 @@ def kernel_include_folders(root, folder) -> List[str]:
     return section_folders(text, "KERNEL_INCLUDES")
 
 
+TEXT_RUN = re.compile(rb"[\t\n\r\x20-\x7e]{120,}")
+
+
+def check_embedded_solutions(root, bdir, folder, label, targets) -> List[str]:
+    """Problems (one line each) with the objects of the student's targets that hold a solution's
+    answer lines (exercises.solution_blocks): the assembler's `.incbin` (an asm statement) copies a file
+    into an object without the compiler's list of included files naming it, and a kernel could then
+    print the text into its report."""
+    blocks = exercises.solution_blocks(root)
+    problems = []
+    for target in targets if blocks else []:
+        for obj in compiled_includes(bdir, target):
+            try:
+                with open(obj if os.path.isabs(obj) else os.path.join(bdir, obj), "rb") as f:
+                    data = f.read()
+            except OSError:
+                continue
+            # Only the object's long runs of text can hold a source file (fast on a large object).
+            text = "\n".join(run.decode("ascii") for run in TEXT_RUN.findall(data))
+            found = exercises.blocks_in(exercises.squeezed(text), blocks)
+            if found:
+                problems.append(f"{label}/{folder}: a compiled object of the kernels holds the text of a solution "
+                                f"({found[0]}), which is not yours: an .incbin or a copy")
+    return sorted(set(problems))
+
+
 def check_compiled_includes(root, bdir, folder, kernels_dir, label, targets) -> List[str]:
     """Problems (one line each) with the files the student's kernel libraries `targets` of section
     `folder` were compiled from: under the lab's folder (`root`), only the lab's public headers, the
@@ -315,17 +327,13 @@ def check_compiled_includes(root, bdir, folder, kernels_dir, label, targets) -> 
     root, kernels_dir = os.path.realpath(root), os.path.realpath(kernels_dir)
     student_top = os.path.dirname(kernels_dir)
     allowed = [os.path.join(root, "common", "include"), os.path.join(root, "common", "emu", "module"), kernels_dir]
-    release = not os.path.isdir(os.path.join(root, "solutions"))
     for f in kernel_include_folders(root, folder):
-        allowed.append(os.path.join(root, f))
-        if f.startswith("solutions/") and release:
-            # The student release builds on the given stand-in of that section (common/given/README.md),
-            # or, where there is none (11.9 on 11.8), on the student's own folder of that section.
-            given = os.path.join(root, "common", "given", f.split("/")[1])
-            if os.path.isdir(given):
-                allowed += [given, os.path.join(root, "common", "given")]
-            else:
-                allowed.append(os.path.join(student_top, f.split("/")[1]))
+        if f.startswith("solutions/"):
+            # A grade build makes the section on the given stand-in of that one (common/given/README.md),
+            # never on its solution nor on the student's own folder of it.
+            allowed += [os.path.join(root, "common", "given", f.split("/")[1]), os.path.join(root, "common", "given")]
+        else:
+            allowed.append(os.path.join(root, f))
     chapters = os.path.join(root, "chapters")
     generated = os.path.join(os.path.realpath(bdir), "chapters", folder)
     problems = []

@@ -6,7 +6,6 @@ import tempfile
 import unittest
 
 from scanlab_lab import LabError, config, exercises, levels, release, sections
-from scanlab_lab.tests.test_release import leaks, solution_blocks
 from scanlab_lab.tests.util import ROOT
 
 
@@ -25,7 +24,7 @@ class OpenLevel(unittest.TestCase):
         self.assertEqual([s.id for s in opened_sections()], ["11.1", "11.2", "11.4", "11.5", "11.6", "11.7", "11.8"])
 
     def test_no_answer_left(self):
-        blocks = solution_blocks(ROOT)
+        blocks = exercises.solution_blocks(ROOT)
         for s in opened_sections():
             files = levels.open_files(ROOT, s.folder)
             self.assertTrue(files, s.id)
@@ -36,7 +35,7 @@ class OpenLevel(unittest.TestCase):
                 todo = exercises.todo_blocks(text)
                 self.assertTrue(todo and all("your code here" in b for b in todo), f"{s.folder}/{f}")
             written = [os.path.join(s.folder, f) for f in files]
-            self.assertEqual(leaks(written, self.tmp, blocks), [], s.id)
+            self.assertEqual(exercises.leaks(written, self.tmp, blocks), [], s.id)
 
     def test_a_body_becomes_a_todo_block(self):
         text = ("/// The contract.\ntemplate <class T, class Op>\n__global__ void k(const T* x, T* y,\n"

@@ -13,48 +13,6 @@ from scanlab_lab import LabError, config, exercises, release, sections
 from scanlab_lab.tests.util import FIXTURES, ROOT, broken_kernel
 
 
-def solution_blocks(root):
-    """{solution file: [block, ...]}, each TODO(student) block of the solutions as its lines
-    (whitespace squeezed) that the stub does not have and that are at least 12 characters: the answers."""
-    found = {}
-    for f in exercises.files_under(os.path.join(root, "solutions")):
-        with open(os.path.join(root, "solutions", f), encoding="utf-8") as s:
-            text = s.read()
-        stub_text = ""
-        if os.path.isfile(os.path.join(root, "exercises", f)):
-            with open(os.path.join(root, "exercises", f), encoding="utf-8") as s:
-                stub_text = s.read()
-        stub_lines = {" ".join(l.split()) for l in stub_text.splitlines()}
-        block = None
-        for line in text.splitlines():
-            if exercises.BEGIN.search(line):
-                block = []
-            elif exercises.END.search(line):
-                if block:
-                    found.setdefault(f, []).append(block)
-                block = None
-            elif block is not None:
-                squeezed = " ".join(line.split())
-                if len(squeezed) >= 12 and squeezed not in stub_lines and not squeezed.startswith("//"):
-                    block.append(squeezed)
-    return found
-
-
-def leaks(files, dst, blocks):
-    """Files of the release that hold a solution block: all of it, or at least half of its lines
-    (and two or more). A line or two in common (a loop header) is not an answer."""
-    found = []
-    for f in files:
-        with open(os.path.join(dst, f), encoding="utf-8", errors="replace") as r:
-            text = "\n".join(" ".join(l.split()) for l in r.read().splitlines())
-        for src, bs in blocks.items():
-            for b in bs:
-                hits = [l for l in b if l in text]
-                if len(hits) >= max(2, (len(b) + 1) // 2) or (len(b) == 1 and hits):
-                    found.append(f"{f}: {len(hits)} of {len(b)} lines of a block of solutions/{src}: {hits[0]}")
-    return found
-
-
 class Release(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -75,17 +33,17 @@ class Release(unittest.TestCase):
         self.assertTrue(os.access(os.path.join(self.dst, "lab"), os.X_OK))
 
     def test_no_solution_text(self):
-        blocks = solution_blocks(ROOT)
+        blocks = exercises.solution_blocks(ROOT)
         self.assertGreater(sum(len(b) for b in blocks.values()), 15)  # the check has something to find
         # ... and finds it: in the full lab, the solutions and the fixture made from one.
-        self.assertTrue(leaks(["solutions/11_1_sequential/sequential_scan.cuh"], ROOT, blocks))
+        self.assertTrue(exercises.leaks(["solutions/11_1_sequential/sequential_scan.cuh"], ROOT, blocks))
         broken_kernel(self.tmp)
-        self.assertTrue(leaks(["broken_kernel/sequential_scan.cuh"], self.tmp, blocks))
+        self.assertTrue(exercises.leaks(["broken_kernel/sequential_scan.cuh"], self.tmp, blocks))
         # Known and reported: the emulator's own test kernels hold the book's Brent-Kung scan (3 of the 5
         # answer lines of 11.4's tree phases); common/emu/CMakeLists.txt builds them, so the release
         # keeps them until that file lets them go.
         known = ("common/emu/tests/kernels_scan.cpp: ",)
-        self.assertEqual([l for l in leaks(self.files, self.dst, blocks) if not l.startswith(known)], [])
+        self.assertEqual([l for l in exercises.leaks(self.files, self.dst, blocks) if not l.startswith(known)], [])
 
     def test_classroom_workflow(self):
         with open(os.path.join(self.dst, ".github", "workflows", "classroom.yml"), encoding="utf-8") as f:

@@ -96,15 +96,39 @@ class CompiledIncludes(unittest.TestCase):
         self.assertIn("solutions/11_2_kogge_stone/kogge_stone.cuh", self.compile('%%:include "%s"\n' % solution)[0])
 
 
-class CompiledIncludesInTheRelease(unittest.TestCase):
-    """In the student release (no solutions/) a section that builds on others (11.6) is built on the
-    given stand-ins of common/given/: those are allowed to it, the student's own other sections are
-    not, and a section that builds on nothing (11.2) may not include the stand-ins either."""
+    @unittest.skipUnless(shutil.which("c++"), "no C++ compiler")
+    def test_a_solution_copied_in_by_the_assembler_is_refused(self):
+        solution = os.path.join(self.root, "solutions", "11_2_kogge_stone", "kogge_stone.cuh")
+        with open(solution, "w") as f:
+            f.write("#pragma once\n// TODO(student) begin: the scan\n"
+                    "    const int scanned = step_one(x, stride) + step_two(y, stride);\n"
+                    "    return combine(scanned, carry_in, exclusive_first_element);\n// TODO(student) end\n")
+
+        def embedded():
+            return sandbox.check_embedded_solutions(self.root, self.bdir, "11_2_kogge_stone", "alice",
+                                                    ["scanlab_11_2_exercise_cpu"])
+
+        # The assembler reads an .incbin's file: the compiler's list of included files never names it.
+        self.assertEqual(self.compile('__asm__(".section .rodata\\n.incbin \\"%s\\"\\n.text");\n' % solution), [])
+        problems = embedded()
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("alice/11_2_kogge_stone: a compiled object of the kernels holds the text of a solution", problems[0])
+        self.assertIn("solutions/11_2_kogge_stone/kogge_stone.cuh", problems[0])
+        self.compile('#pragma once\n#include "scanlab/kernel.hpp"\n')
+        self.assertEqual(embedded(), [])
+
+
+class CompiledIncludesOnTheStandIns(unittest.TestCase):
+    """A grade build (the student release, ./lab grade, --class, Gradescope) makes a section that builds
+    on others (11.6) on the given stand-ins of common/given/: those are allowed to it, the solution it
+    builds on in the full lab and the student's own other sections are not, and a section that builds
+    on nothing (11.2) may not include the stand-ins either."""
 
     def setUp(self):
         self.root = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, self.root)
         for path, text in (("common/given/11_2_kogge_stone/kogge_stone.cuh", '#pragma once\n#include "given_scan.cuh"\n'),
+                           ("solutions/11_2_kogge_stone/kogge_stone.cuh", "#pragma once\n"),
                            ("common/given/given_scan.cuh", "#pragma once\n"),
                            ("common/include/scanlab/kernel.hpp", "#pragma once\n"),
                            ("chapters/11_6_hierarchical/CMakeLists.txt",
@@ -138,6 +162,8 @@ class CompiledIncludesInTheRelease(unittest.TestCase):
         self.assertEqual(self.compile("11_6_hierarchical", given), [])
         own = '#include "%s"\n' % os.path.join(self.student, "11_2_kogge_stone", "kogge_stone.cuh")
         self.assertEqual(len(self.compile("11_6_hierarchical", own)), 1)
+        solution = '#include "%s"\n' % os.path.join(self.root, "solutions", "11_2_kogge_stone", "kogge_stone.cuh")
+        self.assertEqual(len(self.compile("11_6_hierarchical", solution)), 1)
         problems = self.compile("11_2_kogge_stone", given)
         self.assertEqual(len(problems), 2)  # the stand-in and the given_scan.cuh it includes
         self.assertIn("common/given/11_2_kogge_stone/kogge_stone.cuh, which is not yours", problems[0] + problems[1])
@@ -161,13 +187,9 @@ class Shadow(unittest.TestCase):
         hidden = [os.path.relpath(p, ROOT) for p in sandbox.hidden_paths(ROOT)]
         self.assertIn("solutions/11_1_sequential", hidden)
         self.assertIn("chapters/11_2_kogge_stone/mutants", hidden)
-        # 11.6 and 11.7 compile the student's kernels against 11.2's (and 11.4's, 11.5's) solution
-        # kernels (KERNEL_INCLUDES): they stay readable.
-        shared = sandbox.shared_solution_folders(ROOT)
-        self.assertIn("11_2_kogge_stone", shared)
-        self.assertNotIn("11_1_sequential", shared)
-        for folder in shared:
-            self.assertNotIn(f"solutions/{folder}", hidden)
+        # 11.6 and 11.7 build on 11.2's kernels, but a grade build makes them on the given stand-ins
+        # (common/given): 11.2's solution is hidden too.
+        self.assertIn("solutions/11_2_kogge_stone", hidden)
 
 
 @unittest.skipIf(sandbox.available() is not None, f"no sandbox here: {sandbox.available()}")
