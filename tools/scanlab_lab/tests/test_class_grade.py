@@ -20,14 +20,16 @@ from scanlab_lab.tests.util import ROOT
 class Arguments(unittest.TestCase):
     def test_parsed(self):
         self.assertEqual(class_grade.arguments(["--class", "subs", "--jobs", "3", "11.1", "--timeout=60"]),
-                         (["11.1"], "subs", 3, 60, True, False, 300))
+                         (["11.1"], "subs", 3, 60, True, False, 300, "scanlab"))
+        self.assertEqual(class_grade.arguments(["--class=subs", "--assignment", "Scan lab (123)"])[7], "Scan lab (123)")
         self.assertEqual(class_grade.arguments(["--class=subs", "--section-timeout", "45"])[6], 45)
         self.assertEqual(class_grade.arguments(["--class=subs", "--no-sandbox"])[4], False)
         self.assertEqual(class_grade.arguments(["--class=subs", "--resume"])[5], True)
 
     def test_bad(self):
         for args, says in ((["--jobs", "2"], "needs a folder"), (["--class", "d", "--jobs", "0"], ">= 1"),
-                           (["--class"], "--class needs a value"), (["--class", "d", "--fast"], "unknown option")):
+                           (["--class"], "--class needs a value"), (["--class", "d", "--fast"], "unknown option"),
+                           (["--class", "d", "--assignment", "a\nb"], "one line")):
             with self.assertRaises(LabError) as e:
                 class_grade.arguments(args)
             self.assertIn(says, str(e.exception))
@@ -56,7 +58,9 @@ class Interrupted(unittest.TestCase):
             test.graded.append(name)
             if name == stop_at:
                 os.kill(os.getpid(), signal.SIGTERM)  # as `kill` would: the run stops after this one
-                time.sleep(0.5)
+                deadline = time.time() + 10  # until the main thread has taken the signal (a fixed wait was too short under load)
+                while not g.stopping and time.time() < deadline:
+                    time.sleep(0.01)
             row = {"student": name, "sections": {"11.1": 10.0}, "warnings": 0}
             os.makedirs(os.path.join(g.base, "students", name), exist_ok=True)
             status = "interrupted" if g.stopping else "graded"  # as a grader killed half-way
