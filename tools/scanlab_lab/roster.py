@@ -197,7 +197,7 @@ def write_csv(path, header, rows):
 def write_exports(base, rows, people, title="scanlab") -> List[str]:
     """canvas.csv and moodle.csv beside the gradebook (the module's docstring says what each holds and
     how the platform reads it); title: the assignment's column in canvas.csv. Returns the notes to print:
-    which students neither file identifies (fill them in before importing)."""
+    which students a file that identifies some leaves out (fill them in before importing)."""
     def who(r):
         return people.get(r["student"]) or blank()
 
@@ -221,5 +221,10 @@ def write_exports(base, rows, people, title="scanlab") -> List[str]:
             lost["moodle.csv"].append(r["student"])
     write_csv(os.path.join(base, "canvas.csv"), canvas_rows[0], canvas_rows[1:])
     write_csv(os.path.join(base, "moodle.csv"), moodle_rows[0], moodle_rows[1:])
+    # A file that identifies no one is for another platform's class (a Canvas download has no Moodle ID):
+    # one note when neither identifies anyone, else a note per file for those it leaves out.
+    if all(len(who_) == len(rows) for who_ in lost.values()):
+        return ["canvas.csv, moodle.csv: no student has an ID a gradebook can match (the layout names none): "
+                "fill them in before importing"] if rows else []
     return [f"{f}: no ID for {len(who_)} student(s) ({' '.join(who_[:5])}{' ...' if len(who_) > 5 else ''}): "
-            "fill it in before importing" for f, who_ in lost.items() if who_]
+            "fill it in before importing" for f, who_ in lost.items() if who_ and len(who_) < len(rows)]

@@ -197,9 +197,16 @@ class Exports(unittest.TestCase):
         with open(os.path.join(d, "moodle.csv"), newline="") as f:
             by_email = {r["Email address"]: r["Grade"] for r in csv.DictReader(f) if r["Email address"]}
         self.assertEqual(by_email, {"alice@uni.edu": "17.5"})  # the gradebook import's email mapping
-        # Who neither file can match is named, to fill in before importing.
+        # Who a file that matches some students cannot match is named, to fill in before importing.
         self.assertEqual(notes, ["canvas.csv: no ID for 2 student(s) (Carol_Wu_1236 scan-lab-dave): fill it in before importing",
                                  "moodle.csv: no ID for 2 student(s) (smithbob_12 scan-lab-dave): fill it in before importing"])
+        # A file that matches no one (a Canvas class in moodle.csv) says nothing; neither matching anyone: one note.
+        canvas_only = {k: v for k, v in people.items() if v["source"] == "canvas"}
+        self.assertEqual(roster.write_exports(d, rows[1:2], canvas_only), [])
+        self.assertEqual(roster.write_exports(d, rows[3:], {}),
+                         ["canvas.csv, moodle.csv: no student has an ID a gradebook can match (the layout names none): "
+                          "fill them in before importing"])
+
 
 if __name__ == "__main__":
     unittest.main()
