@@ -141,11 +141,11 @@ def main(argv):
         return g.grade(backends)
     if command == "grade-class":
         from . import class_grade
-        names, cls, jobs, timeout, box, resume, section_timeout = class_grade.arguments(args)
+        names, cls, jobs, timeout, box, resume, section_timeout, title = class_grade.arguments(args)
         chosen = sections.resolve(sections.load(root), names)
         cls = os.path.join(os.environ.get("LAB_CWD", os.getcwd()), cls)  # as the user wrote it, from their folder
         return class_grade.ClassGrading(root, chosen, os.path.abspath(cls), jobs, timeout, box, resume,
-                                         section_timeout).run()
+                                         section_timeout, title).run()
     if command == "grade-slot":
         # --build (in the sandbox: the student's files compile) or --test (outside it: the checkers run,
         # each starting the student's kernels in the read-only sandbox), or both when neither is given.

@@ -20,7 +20,6 @@ import concurrent.futures
 import json
 import os
 import queue
-import re
 import shutil
 import signal
 import subprocess
@@ -39,17 +38,23 @@ MAX_MEMBERS = 2000
 
 
 def arguments(args):
-    """(section names, class dir, jobs, timeout s, sandbox on, resume, section timeout s)."""
-    names, cls, jobs, timeout, box, resume, section_timeout = [], None, 1, 900, True, False, 300
+    """(section names, class dir, jobs, timeout s, sandbox on, resume, section timeout s, the
+    assignment's title in canvas.csv)."""
+    names, cls, jobs, timeout, box, resume, section_timeout, title = [], None, 1, 900, True, False, 300, "scanlab"
     it = iter(args)
     for a in it:
         key, eq, val = a.partition("=")
-        if key in ("--class", "--jobs", "--timeout", "--section-timeout") and not eq:
+        if key in ("--class", "--jobs", "--timeout", "--section-timeout", "--assignment") and not eq:
             val = next(it, None)
             if val is None:
                 raise LabError(f"{key} needs a value (see ./lab help)", 2)
         if key == "--class":
             cls = val
+        elif key == "--assignment":
+            if not val.strip() or not val.isprintable():
+                raise LabError(f"--assignment needs a title on one line, as Canvas names the assignment "
+                               f"(\"Scan lab\" or \"Scan lab (12345)\"), not {val!r}", 2)
+            title = val.strip()
         elif key in ("--jobs", "--timeout", "--section-timeout"):
             if not val.isdigit() or int(val) < 1:
                 raise LabError(f"{key} needs a whole number >= 1, not '{val}'", 2)
@@ -69,7 +74,7 @@ def arguments(args):
             names.append(a)
     if cls is None:
         raise LabError("grade --class needs a folder of submissions", 2)
-    return names, cls, jobs, timeout, box, resume, section_timeout
+    return names, cls, jobs, timeout, box, resume, section_timeout, title
 
 
 # ---- submissions -------------------------------------------------------------------------------------
@@ -83,13 +88,13 @@ def student_name(entry):
 def find_submissions(cls) -> List[tuple]:
     """(name, path) of each submission in cls, sorted by name. Names must be unique."""
     if not os.path.isdir(cls):
-        raise LabError(f"--class {cls} is not a folder", 2)
+        raise LabError(f"--class {cls} is not a folder (nor a .zip or .tar.gz of one)", 2)
     found, seen = [], {}
     for entry in sorted(os.listdir(cls)):
         path = os.path.join(cls, entry)
         if entry.startswith(".") or not (os.path.isdir(path) or entry.lower().endswith(ARCHIVES)):
             continue
-        name = re.sub(r"[^A-Za-z0-9._@+-]", "_", student_name(entry))
+        name = roster.folder_name(student_name(entry))
         if name in seen:
             raise LabError(f"--class {cls}: {seen[name]} and {entry} are the same student '{name}': rename one", 2)
         seen[name] = entry
@@ -130,6 +135,15 @@ def check_members(members):
             raise ValueError(f"the archive has a path outside itself: {name}")
         if special:
             raise ValueError(f"the archive has a link or a special file: {name}")
+
+
+def lone_archive(folder) -> Optional[str]:
+    """The archive that is all a submission folder holds (OS junk aside), as Canvas and Moodle give a
+    student's uploaded .zip; else None."""
+    entries = [e for e in os.listdir(folder) if not (exercises.junk(e) or e in exercises.JUNK_FOLDERS)]
+    if len(entries) == 1 and entries[0].lower().endswith(ARCHIVES) and os.path.isfile(os.path.join(folder, entries[0])):
+        return os.path.join(folder, entries[0])
+    return None
 
 
 def exercises_root(folder, wanted) -> Optional[str]:
@@ -207,9 +221,10 @@ class Slot:
 
 
 class ClassGrading:
-    def __init__(self, root, chosen, cls, jobs, timeout, box, resume=False, section_timeout=300):
+    def __init__(self, root, chosen, cls, jobs, timeout, box, resume=False, section_timeout=300, title="scanlab"):
         self.root, self.chosen, self.cls, self.jobs, self.timeout, self.box = root, chosen, cls, jobs, timeout, box
         self.section_timeout = section_timeout
+        self.title = title  # the assignment's column in canvas.csv (--assignment)
         self.resume = resume  # --resume: keep the results of an interrupted run, grade who is left
         self.base = os.path.join(root, "build", "grade", "class")
         self.limits = sandbox.Limits()
@@ -250,13 +265,21 @@ class ClassGrading:
         return rows
 
     def run(self) -> int:
-        if roster.canvas_files(self.cls):  # Canvas: every student's files in one folder
-            self.people = roster.group_canvas(self.cls, os.path.join(self.base, "canvas"))
-            subs = find_submissions(os.path.join(self.base, "canvas"))
-            say(f"a Canvas download: {len(subs)} students' files sorted into build/grade/class/canvas/")
+        cls = self.cls
+        if os.path.isfile(cls) and cls.lower().endswith(ARCHIVES):  # the platform's download as it came
+            cls = os.path.join(self.base, "download")
+            try:
+                unpack(self.cls, cls)
+            except (ValueError, OSError, zipfile.BadZipFile, tarfile.TarError) as e:
+                raise LabError(f"--class {self.cls}: {e}", 2)
+        grouped = roster.group(cls, os.path.join(self.base, "lms")) if os.path.isdir(cls) else None
+        if grouped:  # Canvas or Moodle: sorted into a folder per student
+            layout, self.people = grouped
+            subs = find_submissions(os.path.join(self.base, "lms"))
+            say(f"{layout}: {len(subs)} students' files sorted into build/grade/class/lms/")
         else:
-            subs = find_submissions(self.cls)
-            self.people = roster.identity([n for n, _ in subs], self.cls)
+            subs = find_submissions(cls)
+            self.people = roster.identity([n for n, _ in subs], cls)
         done = self.previous_results(subs) if self.resume else {}  # before any build: a wrong --resume stops
         if self.box:
             why = sandbox.available(Slot(self.root, self.base, 0, True).uid)
@@ -278,10 +301,11 @@ class ClassGrading:
             list(pool.map(lambda s: s.configure_and_build(self.root, self.chosen, os.path.join(s.dir, "..", f"slot-{s.k}.log")), slots))
         t1 = time.time()
         if not self.resume:
-            for old in ("students", "unpacked", "flat"):  # this class's results only
+            for old in ("students", "unpacked", "unpacked-inner", "flat"):  # this class's results only
                 shutil.rmtree(os.path.join(self.base, old), ignore_errors=True)
-        if os.path.exists(os.path.join(self.base, "gradebook.csv")):
-            os.remove(os.path.join(self.base, "gradebook.csv"))  # never an old one that looks current
+        for old in ("gradebook.csv", "canvas.csv", "moodle.csv"):  # never an old one that looks current
+            if os.path.exists(os.path.join(self.base, old)):
+                os.remove(os.path.join(self.base, old))
         write_json(self.run_path(), {"class": self.cls, "sections": [s.id for s in self.chosen]})
         todo = [sub for sub in subs if sub[0] not in done]
         say(f"slots ready in {t1 - t0:.0f} s; grading {len(todo)} submission(s), {jobs} at a time"
@@ -350,6 +374,10 @@ class ClassGrading:
             if not os.path.isdir(path):
                 folder = os.path.join(self.base, "unpacked", name)
                 unpack(path, folder)
+            inner = lone_archive(folder)
+            if inner and not exercises_root(folder, folders):  # an LMS folder holding the student's .zip
+                folder = os.path.join(self.base, "unpacked-inner", name)
+                unpack(inner, folder)
             found, note = sections_root(folder, folders, os.path.join(self.root, "exercises"),
                                         os.path.join(self.base, "flat", name))
             if not found:
@@ -459,7 +487,8 @@ class ClassGrading:
                          [[r["student"]] + [self.people.get(r["student"], blank)[k] for k in ("name", "email", "sid", "login")]
                           + [r["sections"].get(s.id, 0) for s in self.chosen]
                           + [r["total"], r["max"], r["status"], r["warnings"], r["message"]] for r in rows])
-        roster.write_exports(self.base, rows, self.people)
+        for note in roster.write_exports(self.base, rows, self.people, self.title):
+            warn(note)
         return path
 
 

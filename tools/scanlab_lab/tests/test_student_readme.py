@@ -12,6 +12,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -60,6 +61,7 @@ class StudentReadme(unittest.TestCase):
         # What a student does: edit, run, trace, grade, test the lab here.
         self.assertIn(["./lab", "grade"], self.commands)
         self.assertIn(["./lab", "test"], self.commands)
+        self.assertIn(["./lab", "docs"], self.commands)
         self.assertTrue(any(c[:2] == ["./lab", "run"] and "--exercise" in c and "--trace" in c for c in self.commands))
         self.assertTrue(any(c[0] == "$EDITOR" for c in self.commands))
         self.assertTrue(all(c[0] in ("./lab", "$EDITOR") for c in self.commands), self.commands)
@@ -75,7 +77,7 @@ class StudentReadme(unittest.TestCase):
             elif c[1] == "grade":
                 prepare_grade(self.release, c[2:])
             else:
-                self.assertEqual(c[1:], ["test"])
+                self.assertIn(c[1:], (["test"], ["docs"]))
 
     def test_an_unmatched_marker(self):
         from scanlab_lab import LabError
@@ -119,6 +121,19 @@ class StudentReadme(unittest.TestCase):
             if command == "test":
                 self.assertEqual(p.returncode, 0, where)
                 self.assertIn("all tests passed", p.stdout, where)
+                continue
+            if command == "docs":  # the student's pages: every section with its questions, no instructor matter
+                self.assertEqual(p.returncode, 0, where)
+                html = os.path.join(clone, "build", "default", "docs", "html")
+                site = subprocess.run([sys.executable, os.path.join(clone, "docs", "check_site.py"), "--root", clone,
+                                       "--html", html], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                      universal_newlines=True)
+                self.assertEqual(site.returncode, 0, site.stdout)
+                with open(os.path.join(html, "index.html"), encoding="utf-8") as f:
+                    main = re.sub(r"<[^>]*>", "", f.read()).lower()
+                for word in NOT_FOR_STUDENTS[:-2]:  # (the markers are the README's own)
+                    self.assertNotIn(word.lower(), main, "the main page of the release's docs")
+                self.assertIn("scanlab_11_2_exercise", main)
                 continue
             # A section not solved yet fails (exit status 1: it ran and said so), a solved one passes.
             self.assertEqual(p.returncode, 0 if set(named) <= solved else 1, where)
