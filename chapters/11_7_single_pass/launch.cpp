@@ -32,6 +32,11 @@ const Algorithm kTestAlgorithms[] = {
     with_run(kTestAlgorithmInfo[0], &run_scan<SmallSectionsScan>),
 };
 
+// The flags the blocks wait on, named by the kernel parameter they are passed as (argument 6,
+// `flags`), so that the emulator's report of a launch that never finishes says which flag a block
+// spins on and which were set; the host file that allocates them needs nothing.
+[[maybe_unused]] const bool kFlagsNamed = (name_kernel_argument("single_pass_scan_kernel", 6, "flags"), true);
+
 }  // namespace
 
 AlgorithmTable SCANLAB_FOR_BACKEND(algorithms)() { return make_table(kAlgorithms); }

@@ -6,7 +6,7 @@ writes OUT_DIR/<name of FILE> for each FILE, the same text with one construct of
 same line, and a `#line 1 "FILE"` first, so every message and __FILE__ still names the student's file
 and line:
 
-    extern __shared__ float XY[];            ->  float* XY = ::scanlab::dynamic_shared<float>();
+    extern __shared__ float XY[];            ->  float* XY = ::scanlab::dynamic_shared<float>("XY");
     extern __shared__ __align__(16) unsigned char buf[];   (the same: the buffer is 16-byte aligned)
 
 In a function (a kernel or a device function), the declaration becomes a pointer to the block's dynamic
@@ -19,8 +19,10 @@ import os
 import re
 import sys
 
+# One line, without "/": a comment that mentions "extern __shared__" never reaches into the code after it
+# (a declaration written over several lines is left for the compiler to name).
 DECLARATION = re.compile(
-    r"\bextern\s+__shared__\s+(?P<type>[^;\[\]{}()]*?(?:__align__\s*\(\s*\d+\s*\)[^;\[\]{}()]*?)?)"
+    r"\bextern\s+__shared__\s+(?P<type>[^;\[\]{}()/\n]*?(?:__align__\s*\(\s*\d+\s*\)[^;\[\]{}()/\n]*?)?)"
     r"\s*\b(?P<name>[A-Za-z_]\w*)\s*\[\s*\]\s*;")
 ALIGN = re.compile(r"__align__\s*\(\s*\d+\s*\)")
 TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|[{}]|\bnamespace\b|\bextern\s*"C"',
@@ -66,13 +68,13 @@ def rewrite(text):
         if not ctype:
             return m.group(0)
         if in_function(m.start()):
-            return f"{ctype}* {name} = ::scanlab::dynamic_shared<{ctype}>();"
+            return f"{ctype}* {name} = ::scanlab::dynamic_shared<{ctype}>(\"{name}\");"
         line_start = text.rfind("\n", 0, m.start()) + 1
         line_end = text.find("\n", m.end())
         line_end = len(text) if line_end < 0 else line_end
         if text[line_start:m.start()].strip() or text[m.end():line_end].strip():
             return m.group(0)  # shares its line: left for the compiler to name
-        return f"#define {name} (::scanlab::dynamic_shared<{ctype}>())"
+        return f"#define {name} (::scanlab::dynamic_shared<{ctype}>(\"{name}\"))"
 
     return DECLARATION.sub(replace, text)
 

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <vector>
 #include <iterator>
 
 #include <sys/mman.h>
@@ -20,6 +21,7 @@
 
 #if defined(SCANLAB_WITH_EMULATOR)
 #include "scanlab/emu/guarded_memory.hpp"
+#include "scanlab/emu/wait_arrays.hpp"
 #endif
 
 namespace scanlab {
@@ -190,6 +192,79 @@ int guarded_device(const void* p) {
   const std::size_t used = std::max<std::size_t>(it->second.count, 1) * it->second.element_size;
   return byte < it->first + used ? it->second.device : -1;
 }
+
+namespace {
+
+/// name_kernel_argument's names: (kernel, argument) -> name.
+struct ArgumentName {
+  std::string kernel;
+  unsigned argument;
+  const char* name;
+};
+std::mutex argument_names_mutex;
+std::vector<ArgumentName>& argument_names() {
+  static std::vector<ArgumentName> names;
+  return names;
+}
+std::atomic<bool> any_argument_named{false};
+
+}  // namespace
+
+void name_kernel_argument(const char* kernel, unsigned argument, const char* name) {
+  std::lock_guard lock(argument_names_mutex);
+  argument_names().push_back(ArgumentName{kernel, argument, name});
+  any_argument_named.store(true, std::memory_order_release);
+}
+
+namespace detail {
+
+bool name_wait_argument(const char* kernel, unsigned argument, const void* p, std::size_t element_size) {
+#if defined(SCANLAB_WITH_EMULATOR)
+  if (!any_argument_named.load(std::memory_order_acquire) || p == nullptr || element_size == 0) return false;
+  const char* name = nullptr;
+  {
+    std::lock_guard lock(argument_names_mutex);
+    for (const ArgumentName& a : argument_names()) {
+      if (a.argument == argument && a.kernel == kernel) name = a.name;
+    }
+  }
+  if (name == nullptr) return false;
+  // The elements from p to the end of its guarded buffer.
+  const auto* byte = static_cast<const unsigned char*>(p);
+  std::size_t count = 0;
+  {
+    std::lock_guard lock(guarded_mutex);
+    auto it = guarded().upper_bound(const_cast<unsigned char*>(byte));
+    if (it == guarded().begin()) return false;
+    --it;
+    const unsigned char* end = it->first + it->second.count * it->second.element_size;
+    if (byte >= end) return false;
+    count = static_cast<std::size_t>(end - byte) / element_size;
+  }
+  emu::name_wait_array(name, p, element_size, count, [element_size](const void* element) {
+    // Relaxed atomic loads, byte by byte: other blocks may still write while the report is made.
+    bool set = false;
+    for (std::size_t k = 0; k < element_size; ++k) {
+      set = set || __atomic_load_n(static_cast<const unsigned char*>(element) + k, __ATOMIC_RELAXED) != 0;
+    }
+    return std::string(set ? "set" : "not set");
+  });
+  return true;
+#else
+  (void)kernel, (void)argument, (void)p, (void)element_size;
+  return false;
+#endif
+}
+
+void unname_kernel_argument(const void* p) {
+#if defined(SCANLAB_WITH_EMULATOR)
+  emu::unname_wait_array(p);
+#else
+  (void)p;
+#endif
+}
+
+}  // namespace detail
 
 void guarded_free(void* data) {
   if (data == nullptr) return;

@@ -67,6 +67,7 @@ void Block::run(Launch& launch, unsigned linear, BlockRecord& record) {
 
   worker_.poison_shared_memory(launch.dynamic_shared_bytes, launch.settings.shared_poison);
   dynamic_element_size = 0;
+  dynamic_name = nullptr;
   last_check_where_ = "the start of the block";
 #if defined(SCANLAB_EMU_TSAN)
   tsan_races_ = launch.settings.tsan_races;
@@ -423,9 +424,10 @@ void Block::memory_changed(CudaThread& t) {
   }
 }
 
-void Block::note_dynamic_element_size(std::size_t size) {
+void Block::note_dynamic_element_size(std::size_t size, const char* name) {
   const RaceModeIgnore ignore = own_bookkeeping();  // every thread that views the buffer writes it
   dynamic_element_size = size;
+  if (name != nullptr) dynamic_name = name;
 }
 
 unsigned Block::active_mask(const CudaThread& t) const {

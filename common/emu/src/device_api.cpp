@@ -136,10 +136,10 @@ void count_op() {
   }
 }
 
-void* dynamic_shared_memory(std::size_t element_size) {
+void* dynamic_shared_memory(std::size_t element_size, const char* name) {
   impl::CudaThread* t = tls_thread;
   if (t == nullptr) return nullptr;
-  if (element_size != 0) t->block->note_dynamic_element_size(element_size);
+  if (element_size != 0) t->block->note_dynamic_element_size(element_size, name);
   return t->block->dynamic_shared;
 }
 

@@ -54,6 +54,11 @@
 #if !defined(SCANLAB_EMU_ASAN) && !defined(SCANLAB_EMU_TSAN)
 #define SCANLAB_EMU_OVERFLOW_REPORT 1
 #endif
+// Dynamic shared memory between PROT_NONE pages, whose faults become memory errors (memory_fault.cpp
+// turns faults into reports on x86-64 only).
+#if defined(SCANLAB_EMU_OVERFLOW_REPORT) && defined(__x86_64__)
+#define SCANLAB_EMU_SHARED_GUARD_PAGES 1
+#endif
 
 #if defined(SCANLAB_EMU_TSAN)
 // Exported by the ThreadSanitizer runtime, not declared in <sanitizer/tsan_interface.h>.
@@ -318,6 +323,9 @@ extern thread_local CudaThread* tls_thread __attribute__((tls_model("initial-exe
 /// registered device array, records the fault in `t` and makes `t` go on in the report instead of
 /// the faulting instruction when the handler returns (true). Async-signal-safe.
 bool redirect_memory_fault(CudaThread& t, const siginfo_t& info, void* context) noexcept;
+/// Registers a worker's dynamic shared memory reservation [begin, end) (memory_fault.cpp): a fault
+/// there is reported against the faulting block's dynamic shared memory. unguard_array(begin) forgets it.
+void guard_dynamic_shared(const void* begin, const void* end);
 /// What the built-in variables read outside kernel code (see detail::tls_thread_idx).
 inline constexpr uint3 kHostThreadIdx{0, 0, 0};
 inline constexpr detail::BlockBuiltins kHostBlock{};
@@ -470,7 +478,9 @@ class Block : public detail::BlockBuiltins {
 
   void* dynamic_shared = nullptr;
   std::size_t dynamic_element_size = 0;  ///< sizeof(T) of the kernel's dynamic_shared<T>(), if called
-  void note_dynamic_element_size(std::size_t size);  ///< sets it (in race mode, unseen by TSan)
+  const char* dynamic_name = nullptr;     ///< the extern __shared__ array's name, if the build knows it
+  /// Sets them (in race mode, unseen by TSan); a null name keeps the one known.
+  void note_dynamic_element_size(std::size_t size, const char* name);
 
  private:
   friend class Worker;
@@ -666,6 +676,21 @@ class Worker {
   struct AlignedDelete {
     void operator()(unsigned char* p) const;
   };
+  /// Dynamic shared memory between guard pages (x86-64, not under ASan or TSan): false if it cannot
+  /// be mapped, and then it is on the heap between guard bytes only.
+  bool map_dynamic(std::size_t bytes, bool at_start);
+  void unmap_dynamic();
+  // The launch's dynamic shared memory: the array at dynamic_data_, with dynamic_before_ and
+  // dynamic_after_ guard bytes around it that every barrier checks.
+  unsigned char* dynamic_data_ = nullptr;
+  std::size_t dynamic_before_ = 0, dynamic_after_ = 0;
+  // Mapped: a PROT_NONE reservation of dynamic_mapped_ bytes at dynamic_map_, whose middle part
+  // (dynamic_capacity_ bytes after dynamic_far_) holds the array; [dynamic_lo_, dynamic_hi_) of it is
+  // readable and writable, ending right after the array or starting right at it (see prepare()).
+  unsigned char* dynamic_map_ = nullptr;
+  std::size_t dynamic_mapped_ = 0, dynamic_far_ = 0;
+  unsigned char *dynamic_lo_ = nullptr, *dynamic_hi_ = nullptr;
+  // On the heap (without guard pages).
   std::unique_ptr<unsigned char[], AlignedDelete> dynamic_;
   std::size_t dynamic_capacity_ = 0;
 };

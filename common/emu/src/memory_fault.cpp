@@ -11,6 +11,10 @@
 // report and the thread switches to the block's scheduler for good: its fiber is never resumed (its
 // kernel frames cannot be unwound from a fault) and is dropped before the next block makes a new one
 // on the same stack (Block::start_threads). x86-64 only; elsewhere a fault stays a crash.
+//
+// Dynamic shared memory is guarded the same way: each worker's lies between PROT_NONE reservations
+// (Worker::map_dynamic) registered here with guard_dynamic_shared; its reports name the block's
+// dynamic shared memory (and the extern __shared__ array's name where the build knows it).
 #include <dlfcn.h>
 #include <signal.h>
 #include <ucontext.h>
@@ -31,6 +35,7 @@ struct Guarded {
   std::atomic<std::uintptr_t> begin{0}, end{0};
   const void* data = nullptr;
   std::size_t count = 0, element_size = 0;
+  bool shared = false;  ///< a worker's dynamic shared memory: the faulting block's array
 };
 
 // Fixed size: the signal handler reads it without a lock or an allocation.
@@ -47,6 +52,7 @@ void guard_array(const void* data, std::size_t count, std::size_t element_size, 
     g.data = data;
     g.count = count;
     g.element_size = element_size;
+    g.shared = element_size == 0;
     g.end.store(reinterpret_cast<std::uintptr_t>(end), std::memory_order_relaxed);
     g.begin.store(reinterpret_cast<std::uintptr_t>(begin), std::memory_order_release);
     return;
@@ -67,6 +73,8 @@ void unguard_array(const void* data) {
 }
 
 namespace impl {
+
+void guard_dynamic_shared(const void* begin, const void* end) { guard_array(begin, 0, 0, begin, end); }
 
 namespace {
 
@@ -147,6 +155,7 @@ bool redirect_memory_fault(CudaThread& t, const siginfo_t& info, void* context) 
 std::string Block::memory_fault_report(const CudaThread& t) const {
   const void* data = nullptr;
   std::size_t count = 0, size = 1;
+  bool shared = false;
   {
     std::lock_guard lock(registry_mutex);
     for (const Guarded& g : registry) {
@@ -155,8 +164,14 @@ std::string Block::memory_fault_report(const CudaThread& t) const {
         data = g.data;
         count = g.count;
         size = g.element_size;
+        shared = g.shared;
       }
     }
+  }
+  if (shared) {  // this block's dynamic shared memory, viewed as the kernel's dynamic_shared<T>() sees it
+    data = dynamic_shared;
+    size = dynamic_element_size != 0 ? dynamic_element_size : 1;
+    count = launch_->dynamic_shared_bytes / size;
   }
   const auto offset = static_cast<std::ptrdiff_t>(t.fault_address - reinterpret_cast<std::uintptr_t>(data));
   const auto s = static_cast<std::ptrdiff_t>(size), n = static_cast<std::ptrdiff_t>(count);
@@ -169,11 +184,24 @@ std::string Block::memory_fault_report(const CudaThread& t) const {
                      "-element array of " + std::to_string(size) + "-byte elements (element " +
                      std::to_string(element) + (after ? " = N+" + std::to_string(element - n) : std::string()) +
                      ") in device memory";
+  if (shared) {
+    text = "memory error: kernel '" + std::string(launch_->kernel) + "', " + block_name() + ", " + thread_name(t.linear) +
+           (t.fault_write ? " wrote " : " read ") + (after ? "past the end" : "before the start") +
+           " of its dynamic shared memory" +
+           (dynamic_name != nullptr ? " (extern __shared__ " + std::string(dynamic_name) + "[])" : std::string()) +
+           ", a " + std::to_string(count) + "-element array of " + std::to_string(size) + "-byte elements (element " +
+           std::to_string(element) + (after ? " = N+" + std::to_string(element - n) : std::string()) + ")";
+  }
   const std::string line = source_line(t.fault_pc);
   if (!line.empty()) {
     text += " at " + line;
   } else if (t.where.line() != 0) {
     text += " after its last sync point at " + where_text(t.where);
+  }
+  if (shared) {
+    return text + (after ? "; an index past the size the launch gives (its dynamic shared memory bytes), or a launch "
+                           "with too little shared memory?"
+                         : "; a negative index (t - stride read by a thread t < stride?)");
   }
   return text + (after ? "; look for an index that can reach n (a load or store without i < n), or a grid larger "
                          "than the data"

@@ -8,7 +8,11 @@
 #include <new>
 #include <thread>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "internal.hpp"
+#include "scanlab/emu/guarded_memory.hpp"
 
 #if defined(SCANLAB_EMU_TSAN)
 #include <sanitizer/tsan_interface.h>
@@ -124,6 +128,7 @@ Worker::Worker() {
 Worker::~Worker() {
   block.retire_threads();  // on this OS thread, before its stacks go
   Registry::get().remove(this);
+  unmap_dynamic();
 }
 
 Worker& current_worker() {
@@ -155,14 +160,82 @@ void Worker::prepare(const Launch& launch) {
       static_ = &static_memory_.back();
     }
   }
-  // Dynamic shared memory, with a guard zone on either side (see damaged_guard()).
-  const std::size_t needed = std::max<std::size_t>(launch.dynamic_shared_bytes, 64);
+  // Dynamic shared memory, between guard pages where it can be: a read or write past the end faults
+  // at once, however far (memory_fault.cpp names the array, element, block, thread and line). One
+  // end of the array touches a guard page, the other has guard bytes up to the page boundary, which
+  // catch writes at the next barrier (see damaged_guard()) but let reads through. So the end that
+  // touches the page follows the thread order: the grading runs each problem in forward and in
+  // reverse order, and between them both ends fault (forward and random: the end, reverse: the start).
+  const std::size_t bytes = launch.dynamic_shared_bytes;
+#if defined(SCANLAB_EMU_SHARED_GUARD_PAGES)
+  if (map_dynamic(bytes, launch.settings.thread_order == Order::reverse)) {
+    block.dynamic_shared = dynamic_data_;
+    return;
+  }
+#endif
+  // On the heap, with a guard zone on either side.
+  const std::size_t needed = std::max<std::size_t>(bytes, 64);
   if (!dynamic_ || needed > dynamic_capacity_) {
     const std::size_t total = kSharedGuardBytes + needed + kSharedGuardBytes;
     dynamic_.reset(static_cast<unsigned char*>(::operator new[](total, std::align_val_t{64})));
     dynamic_capacity_ = needed;
   }
-  block.dynamic_shared = dynamic_.get() + kSharedGuardBytes;
+  dynamic_data_ = dynamic_.get() + kSharedGuardBytes;
+  dynamic_before_ = dynamic_after_ = kSharedGuardBytes;
+  block.dynamic_shared = dynamic_data_;
+}
+
+bool Worker::map_dynamic(std::size_t bytes, bool at_start) {
+#if defined(SCANLAB_EMU_SHARED_GUARD_PAGES)
+  static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const auto rounded = [](std::size_t n, std::size_t to) { return (n + to - 1) / to * to; };
+  const std::size_t used = rounded(bytes, 16);  // the array's start stays 16-byte aligned
+  const std::size_t usable = rounded(used + kSharedGuardBytes, page);
+  if (dynamic_map_ == nullptr || usable > dynamic_capacity_) {
+    unmap_dynamic();
+    // Reservations (address space, no memory) on either side: an index of a few million elements,
+    // as a wrong tree index reaches, still lands in them; smaller under a limit on address space.
+    for (const std::size_t far : {std::size_t{1} << 30, std::size_t{64} << 20, std::size_t{1} << 20, page}) {
+      const std::size_t total = far + usable + far;
+      void* base = ::mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (base == MAP_FAILED) continue;
+      dynamic_map_ = static_cast<unsigned char*>(base);
+      dynamic_mapped_ = total;
+      dynamic_far_ = far;
+      dynamic_capacity_ = usable;
+      guard_dynamic_shared(dynamic_map_, dynamic_map_ + total);
+      break;
+    }
+    if (dynamic_map_ == nullptr) return false;
+  }
+  unsigned char* const region = dynamic_map_ + dynamic_far_;
+  unsigned char* const lo = at_start ? region : region + dynamic_capacity_ - usable;
+  if (lo != dynamic_lo_ || lo + usable != dynamic_hi_) {
+    // Two system calls, only when the launch's size or thread order differs from the last one's.
+    if (::mprotect(region, dynamic_capacity_, PROT_NONE) != 0 || ::mprotect(lo, usable, PROT_READ | PROT_WRITE) != 0) {
+      unmap_dynamic();
+      return false;
+    }
+    dynamic_lo_ = lo;
+    dynamic_hi_ = lo + usable;
+  }
+  dynamic_data_ = at_start ? lo : dynamic_hi_ - used;
+  dynamic_before_ = std::min<std::size_t>(static_cast<std::size_t>(dynamic_data_ - lo), kSharedGuardBytes);
+  dynamic_after_ = std::min<std::size_t>(static_cast<std::size_t>(dynamic_hi_ - dynamic_data_) - bytes, kSharedGuardBytes);
+  return true;
+#else
+  (void)bytes;
+  (void)at_start;
+  return false;
+#endif
+}
+
+void Worker::unmap_dynamic() {
+  if (dynamic_map_ == nullptr) return;
+  unguard_array(dynamic_map_);
+  ::munmap(dynamic_map_, dynamic_mapped_);
+  dynamic_map_ = dynamic_lo_ = dynamic_hi_ = nullptr;
+  dynamic_mapped_ = dynamic_far_ = dynamic_capacity_ = 0;
 }
 
 void Worker::poison_shared_memory(std::size_t dynamic_bytes, unsigned char poison) {
@@ -174,22 +247,22 @@ void Worker::poison_shared_memory(std::size_t dynamic_bytes, unsigned char poiso
     }
     static_->verified = false;
   }
-  unsigned char* data = dynamic_.get() + kSharedGuardBytes;
-  std::memset(data - kSharedGuardBytes, kGuardByte, kSharedGuardBytes);
+  unsigned char* data = dynamic_data_;
+  std::memset(data - dynamic_before_, kGuardByte, dynamic_before_);
   std::memset(data, poison, dynamic_bytes);
-  std::memset(data + dynamic_bytes, kGuardByte, kSharedGuardBytes);
+  std::memset(data + dynamic_bytes, kGuardByte, dynamic_after_);
 }
 
 bool Worker::damaged_guard(std::size_t dynamic_bytes, std::ptrdiff_t& offset) const {
-  const unsigned char* data = dynamic_.get() + kSharedGuardBytes;
+  const unsigned char* data = dynamic_data_;
   // Before: the byte nearest the start first; after: the byte nearest the end first.
-  for (std::size_t k = 1; k <= kSharedGuardBytes; ++k) {
+  for (std::size_t k = 1; k <= dynamic_before_; ++k) {
     if (data[-static_cast<std::ptrdiff_t>(k)] != kGuardByte) {
       offset = -static_cast<std::ptrdiff_t>(k);
       return true;
     }
   }
-  for (std::size_t k = 0; k < kSharedGuardBytes; ++k) {
+  for (std::size_t k = 0; k < dynamic_after_; ++k) {
     if (data[dynamic_bytes + k] != kGuardByte) {
       offset = static_cast<std::ptrdiff_t>(dynamic_bytes + k);
       return true;

@@ -194,6 +194,23 @@ std::vector<int> resident_static_shared(unsigned blocks, unsigned threads, unsig
   return seen;
 }
 
+namespace {
+
+/// Thread t reads XY[t + offset] of dynamic shared memory, as an `extern __shared__ int XY[];` becomes
+/// in the cpu build (common/cmake/cpu_sources.py).
+__global__ SCANLAB_OVERFLOWS_ON_PURPOSE void dynamic_shared_read_kernel(long offset, int* out) {
+  int* XY = scanlab::dynamic_shared<int>("XY");
+  out[threadIdx.x] = XY[static_cast<long>(threadIdx.x) + offset];
+}
+
+}  // namespace
+
+void dynamic_shared_read(unsigned threads, long offset) {
+  std::vector<int> out(threads);
+  run("dynamic_read", {1, 1, 1}, {threads, 1, 1}, threads * sizeof(int),
+      [&] { dynamic_shared_read_kernel(offset, out.data()); });
+}
+
 void dynamic_shared_overflow(unsigned blocks, unsigned threads, int offset) {
   std::vector<int> out(blocks * threads);
   run("dynamic_overflow", {blocks, 1, 1}, {threads, 1, 1}, threads * sizeof(int),

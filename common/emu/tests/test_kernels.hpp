@@ -175,6 +175,9 @@ SCANLAB_TEST_API std::vector<int> lookback(unsigned blocks, unsigned threads, Lo
 /// writes one past the end; -1: thread 0 writes one before the start), then a barrier.
 SCANLAB_TEST_API void dynamic_shared_overflow(unsigned blocks, unsigned threads, int offset);
 SCANLAB_TEST_API int dynamic_overflow_barrier_line();
+/// One block of `threads` threads; thread t reads element t + offset of `threads` ints of dynamic
+/// shared memory, declared `extern __shared__ int XY[]` as the build rewrites it (named "XY").
+SCANLAB_TEST_API void dynamic_shared_read(unsigned threads, long offset);
 /// One block of `threads` threads: thread t copies x[t + read_offset] to y[t + write_offset], with x
 /// and y of x_count and y_count ints between guard pages (emu::guard_array), as device buffers are.
 SCANLAB_TEST_API void guarded_copy(unsigned threads, unsigned x_count, long read_offset, unsigned y_count,

@@ -38,14 +38,15 @@
 namespace scanlab {
 
 /// The block's dynamic shared memory (the size given by the launch), viewed as an array of T.
-/// Aligned to 16 bytes. Use it where the section size is a run-time parameter.
+/// Aligned to 16 bytes. Use it where the section size is a run-time parameter. `name`: the array's,
+/// for the cpu backend's memory error reports (the build's rewrite of `extern __shared__` passes it).
 template <class T>
-__device__ __forceinline__ T* dynamic_shared() {
+__device__ __forceinline__ T* dynamic_shared([[maybe_unused]] const char* name = nullptr) {
 #if defined(SCANLAB_BACKEND_CUDA)
   extern __shared__ __align__(16) unsigned char scanlab_dynamic_shared_bytes[];
   return reinterpret_cast<T*>(scanlab_dynamic_shared_bytes);
 #else
-  return static_cast<T*>(::scanlab::emu::detail::dynamic_shared_memory(sizeof(T)));
+  return static_cast<T*>(::scanlab::emu::detail::dynamic_shared_memory(sizeof(T), name));
 #endif
 }
 

@@ -191,6 +191,17 @@ void check_device_pointer(const char* kernel, int device, std::size_t argument, 
     }
   }
 }
+
+/// A pointer argument that name_kernel_argument named (scanlab/memory.hpp): named for this launch,
+/// remembered in `named` to be unnamed after it.
+template <class P>
+void name_wait_argument(const char* kernel, unsigned argument, const P& p, std::vector<const void*>& named) {
+  if constexpr (std::is_pointer_v<P> && !std::is_function_v<std::remove_pointer_t<P>> &&
+                !std::is_void_v<std::remove_cv_t<std::remove_pointer_t<P>>>) {
+    const void* q = const_cast<const void*>(static_cast<const volatile void*>(p));
+    if (name_wait_argument(kernel, argument, q, sizeof(*p))) named.push_back(q);
+  }
+}
 }  // namespace detail
 #endif
 
@@ -214,6 +225,17 @@ void launch(void (*kernel)(Params...), const LaunchConfig& config, Args&&... arg
   std::apply([&](const auto&... p) {
     std::size_t argument = 0;
     (detail::check_device_pointer(config.name, device, argument++, p), ...);
+  }, params);
+  std::vector<const void*> named;  // arguments blocks wait on, named for the emulator's reports
+  struct Unname {
+    std::vector<const void*>& named;
+    ~Unname() {
+      for (const void* p : named) detail::unname_kernel_argument(p);
+    }
+  } unname{named};
+  std::apply([&](const auto&... p) {
+    unsigned argument = 0;
+    (detail::name_wait_argument(config.name, argument++, p, named), ...);
   }, params);
   const auto to_extent = [](dim3 d) { return emu::Extent3{d.x, d.y, d.z}; };
   try {

@@ -30,6 +30,20 @@ void* guarded_alloc(std::size_t count, std::size_t element_size, int device = 0)
 int guarded_device(const void* p);
 /// Frees what guarded_alloc returned (null: nothing).
 void guarded_free(void* data);
+
+/// Names a kernel's parameter whose device buffer blocks wait on (11.7's flags), for the emulator's
+/// reports of a launch that never finishes (scanlab/emu/wait_arrays.hpp): while kernel `kernel` (its
+/// LaunchConfig name) runs, the guarded buffer that its argument number `argument` (from 0) points
+/// into is named `name`, from that pointer to the buffer's end, each element "set" or "not set" (zero
+/// bytes). So the report says `spins ... on flags[5]` and `flags when the launch stopped: 0-4 set,
+/// 5-63 not set`, with nothing asked of the host code that allocates the buffer. Does nothing on a GPU.
+void name_kernel_argument(const char* kernel, unsigned argument, const char* name);
+namespace detail {
+/// launch() on the cpu backend: names `p`, argument `argument` of `kernel`, if name_kernel_argument
+/// said so; true if it did (then unname_kernel_argument(p) once the launch is over).
+bool name_wait_argument(const char* kernel, unsigned argument, const void* p, std::size_t element_size);
+void unname_kernel_argument(const void* p);
+}  // namespace detail
 /// Checks the guard zones of every live guarded allocation after `kernel` ran. Throws scanlab::Error
 /// "memory error: kernel 'k' wrote past the end of a N-element array of S-byte elements (element N+k)
 /// ..." for the first damaged one (and repairs the zones, so that one error is reported once).

@@ -114,6 +114,7 @@ __global__ void dynamic_shared_views_kernel(int* out) {
 /// (in CUDA) all start at the block's dynamic shared memory. The cpu backend builds it through
 /// common/cmake/cpu_sources.py.
 __global__ void extern_shared_views_kernel(int* out) {
+  // extern __shared__ named in a comment just above: the declaration below is still rewritten.
   extern __shared__ int written[];
   const unsigned t = threadIdx.x;
   written[t] = 100 + static_cast<int>(t);

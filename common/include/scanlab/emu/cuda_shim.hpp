@@ -206,9 +206,9 @@ void memory_changed();
 void count_op();
 
 /// Dynamic shared memory of the calling thread's block (size set by the launch), poisoned at block
-/// start, between guard zones. `element_size`: of the array the kernel sees (for memory error
-/// reports; 0 if not known).
-void* dynamic_shared_memory(std::size_t element_size = 0);
+/// start, between guard pages and guard zones. `element_size` and `name`: of the array the kernel
+/// sees (for memory error reports; 0 and null if not known).
+void* dynamic_shared_memory(std::size_t element_size = 0, const char* name = nullptr);
 
 /// Registers a shared array to be recorded after every barrier while tracing is on.
 using FormatFn = void (*)(const void* element, char* buffer, std::size_t buffer_size);
