@@ -1143,10 +1143,21 @@ def image_html(src, alt, caption, min_width=None, drawn=False, narrow=None):
             f'</div></div>\\endhtmlonly\n')
 
 
-def for_doxygen(text):
+def committed_narrow(root, src):
+    """(file, None) of a committed image's narrow rendering (docs/images/STEM.narrow.png, drawn for a
+    phone's column by the script that draws the image), None if it has none."""
+    small = src[:-len(".png")] + ".narrow.png" if src.endswith(".png") else None
+    if root and small and os.path.isfile(os.path.join(root, "docs", "images", small)):
+        return small, None
+    return None
+
+
+def for_doxygen(text, root=None):
     """What Doxygen 1.9 needs in a page: the answers' collapsible blocks as raw HTML, and each
-    remaining `\\image html FILE "caption"` line as a figure with alt text and a link."""
-    text = IMAGE_LINE.sub(lambda m: image_html(m.group(1), m.group(2), m.group(2)).strip("\n"), text)
+    remaining `\\image html FILE "caption"` line as a figure with alt text and a link (and its narrow
+    rendering for a phone where docs/images/ has one: committed_narrow)."""
+    text = IMAGE_LINE.sub(lambda m: image_html(m.group(1), m.group(2), m.group(2),
+                                               narrow=committed_narrow(root, m.group(1))).strip("\n"), text)
     return collapsible_for_doxygen(text)
 
 
@@ -1242,7 +1253,7 @@ def page_text(text, section, expander, where):
     if section and not re.search(r"<!--\s*gen\s+nav", text_in):
         nav = expander.nav(section, True)[0]
         body = nav + "\n" + body.rstrip("\n") + "\n\n" + nav
-    return for_doxygen("\n".join(head) + "\n" + body)
+    return for_doxygen("\n".join(head) + "\n" + body, expander.root)
 
 
 def main(argv=None):
@@ -1309,7 +1320,7 @@ def main(argv=None):
             name = f"section_{section['folder']}.md" if section else os.path.basename(path)
             with open(os.path.join(a.out, name), "w", encoding="utf-8") as f:
                 f.write(page_text(text, section, ex, where) if section
-                        else for_doxygen(ex.expand(text, None, where, True)))
+                        else for_doxygen(ex.expand(text, None, where, True), ex.root))
     for item in ex.problems.items:
         print(f"{PROG}: {'error' if a.strict or item in ex.problems.errors else 'warning'}: {item}", file=sys.stderr)
     # A README whose copy of the code or the counts is older than the code: its page is right (made
