@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks every local link of the built Doxygen site (ctest docs.links, after docs.build): each href
 and src of every page that is not an address elsewhere (http:, https:, mailto:, javascript:, ...)
-names a file of the site, and its #anchor, if any, an id or name in that file (or in the page itself
+names a file of the site (a srcset: one file, as make_pages.py writes it), and its #anchor, if any,
+an id or name in that file (or in the page itself
 for "#anchor"). A broken link is one line "check_links.py: PAGE: LINK: why", and exit status 1.
 
     check_links.py --html BUILD/docs/html      (exit status 0: fine, 1: broken links)
@@ -14,7 +15,7 @@ import re
 import sys
 from urllib.parse import unquote
 
-ATTR = re.compile(r"""<(?:a|img|link|script|iframe|area|source)\b[^>]*?\b(href|src)\s*=\s*(["'])(.*?)\2""", re.I | re.S)
+ATTR = re.compile(r"""<(?:a|img|link|script|iframe|area|source)\b[^>]*?\b(href|src|srcset)\s*=\s*(["'])(.*?)\2""", re.I | re.S)
 ANCHOR = re.compile(r"""\b(?:id|name)\s*=\s*(["'])(.*?)\1""", re.I)
 ELSEWHERE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 

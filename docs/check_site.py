@@ -3,7 +3,8 @@
 
 - every <img> has alt text, and the image it shows is in the site;
 - every figure a section page draws (in a div.scanlab-figure) links to its full-size image and has a
-  min-width, so that its smallest text is never shown under 10 px (make_pages.py's min_width_px);
+  min-width, so that its smallest text is never shown under 10 px (make_pages.py's min_width_px),
+  and a narrow rendering for a phone that fits its 400-px column with the same 10 px;
 - every section page (sec_11_*.html, one per line of chapters/sections.txt) shows its questions with
   their answers: at least 3 <details> blocks, each with a <summary>, closed (no `open`) and holding
   the answer's text, none cut off by a paragraph (Doxygen 1.9 would close one that a paragraph
@@ -19,8 +20,25 @@ import sys
 
 IMG = re.compile(r"<img\b[^>]*>", re.I)
 # A figure of make_plots.py on a page: its image inside a link to the same file.
-FIGURE = re.compile(r'<div class="scanlab-figure"><a href="([^"]+)">(<img\b[^>]*>)</a>', re.I)
+FIGURE = re.compile(r'<div class="scanlab-figure"><a href="([^"]+)">(?:<picture>(<source\b[^>]*>))?(<img\b[^>]*>)'
+                    r'(?:</picture>)?</a>', re.I)
+NARROW_COLUMN_PX = 400  # a phone's column, 420 px wide (make_pages.py and make_plots.py draw for it)
 DETAILS = re.compile(r"<details\b([^>]*)>(.*?)</details>", re.S | re.I)
+
+
+def narrow_problems(site, src, source):
+    """What keeps a figure from fitting a phone: no narrow rendering (<source> of a <picture>), its file
+    not in the site, or a data-min-width over NARROW_COLUMN_PX (its text would be under 10 px there)."""
+    if not source:
+        return [f"the figure {src} has no narrow rendering for a phone (make_plots.py's STEM.narrow.png)"]
+    small = re.search(r'\bsrcset="([^"]+)"', source)
+    width = re.search(r'\bdata-min-width="([0-9]+)"', source)
+    if not small or not os.path.isfile(os.path.join(site, small.group(1))):
+        return [f"the narrow rendering of {src} is not in the site"]
+    if not width or int(width.group(1)) > NARROW_COLUMN_PX:
+        return [f"the narrow rendering of {src} needs {width.group(1) if width else '?'} px, more than a phone's "
+                f"{NARROW_COLUMN_PX}-px column"]
+    return []
 
 
 def main(argv=None):
@@ -44,9 +62,10 @@ def main(argv=None):
             if src and not re.match(r"^[a-z]+:", src.group(1)) and \
                     not os.path.isfile(os.path.join(a.html, src.group(1).split("#")[0])):
                 problems.append(f"{name}: {src.group(1)} is not in the site")
-        for src, tag in FIGURE.findall(text):
+        for src, source, tag in FIGURE.findall(text):
             if not re.search(r'\bstyle="min-width: *[0-9]+px"', tag):
                 problems.append(f"{name}: the figure {src} has no min-width (its text would shrink with the column)")
+            problems += [f"{name}: {p}" for p in narrow_problems(a.html, src, source)]
     with open(os.path.join(a.root, "chapters", "sections.txt"), encoding="utf-8") as f:
         folders = [line.split()[0] for line in f if line.strip() and not line.startswith("#")]
     for folder in folders:

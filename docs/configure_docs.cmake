@@ -103,8 +103,9 @@ if(plot_python)
     string(APPEND only ",statuses")
   endif()
   file(MAKE_DIRECTORY "${generated_dir}/data")
+  # (--png-only: the site shows each figure's PNG and its narrow rendering for a phone, no SVG)
   execute_process(COMMAND "${plot_python}" "${SOURCE_DIR}/plots/make_plots.py" --data "${generated_dir}/data"
-                          --out "${figures_dir}" --only "${only}"
+                          --out "${figures_dir}" --only "${only}" --png-only
                   RESULT_VARIABLE rc OUTPUT_QUIET)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "docs: plots/make_plots.py failed (see above)")

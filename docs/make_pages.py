@@ -989,8 +989,10 @@ class Expander:
                 if re.search(rf"\b{word}\b", caption) and prefix not in drawn:
                     self.problems.add(where, f"the caption of {stem} names {word}, which the figure does not draw "
                                              f"({drawn[:120]}...)")
-            return image_html(stem + ".png", caption, f"{caption} {drawn}", min_width, drawn=True)
-        return image_html(stem + ".png", caption, caption, min_width, drawn=True)
+            return image_html(stem + ".png", caption, f"{caption} {drawn}", min_width, drawn=True,
+                              narrow=narrow_rendering(self.figures, stem))
+        return image_html(stem + ".png", caption, caption, min_width, drawn=True,
+                          narrow=narrow_rendering(self.figures, stem))
 
 
 # ---- questions with answers -----------------------------------------------------------------------
@@ -1101,24 +1103,61 @@ def min_width_px(size):
     return int(math.ceil(min(width, width * SMALLEST_TEXT_PX / text)))
 
 
-def image_html(src, alt, caption, min_width=None, drawn=False):
+# A phone's column (scanlab.css: the page at most NARROW_SCREEN_PX wide) shows the figure's narrow
+# rendering (make_plots.py: STEM.narrow.png, drawn so that its text is 10 px at NARROW_COLUMN_PX).
+NARROW_SCREEN_PX = 600
+NARROW_COLUMN_PX = 400
+
+
+def narrow_rendering(figures, stem):
+    """(file, min_width) of the figure's narrow rendering, if make_plots.py drew one; None if not."""
+    if not os.path.isfile(os.path.join(figures, stem + ".narrow.png")):
+        return None
+    try:
+        with open(os.path.join(figures, stem + ".size"), encoding="utf-8") as f:
+            width = min_width_px(json.load(f).get("narrow"))
+    except (OSError, ValueError, AttributeError):
+        width = None
+    return stem + ".narrow.png", width
+
+
+def image_html(src, alt, caption, min_width=None, drawn=False, narrow=None):
     """The figure as a raw HTML block for Doxygen: alt text, a link to the full-size image. A figure
     make_plots.py drew (drawn) sits in a div.scanlab-figure and is never shown narrower than min_width
-    (a narrower column scrolls it: scanlab.css; docs/check_site.py checks that it has one)."""
+    (a narrower column scrolls it: scanlab.css; docs/check_site.py checks that it has one). With a
+    narrow rendering ((file, min_width): narrow_rendering), a screen up to NARROW_SCREEN_PX wide shows
+    that instead, as wide as the column (its min_width, data-min-width, is what check_site.py holds
+    against a phone's column)."""
     alt = html.escape(re.sub(r"[`*]", "", " ".join(alt.split())), quote=True)
     src = html.escape(src, quote=True)
     style = f' style="min-width: {min_width}px"' if min_width else ""
     link = f'<a href="{src}"><img src="{src}" alt="{alt}"{style}/></a>'
+    if narrow:
+        small = html.escape(narrow[0], quote=True)
+        at = f' data-min-width="{narrow[1]}"' if narrow[1] else ""
+        link = (f'<a href="{src}"><picture><source media="(max-width: {NARROW_SCREEN_PX}px)" srcset="{small}"{at}/>'
+                f'<img src="{src}" alt="{alt}"{style}/></picture></a>')
     return (f'\n\\htmlonly[block]<div class="image">' +
             (f'<div class="scanlab-figure">{link}</div>' if drawn else link) +
             f'<div class="caption">{caption_html(caption)} <a class="fullsize" href="{src}">Full-size image</a>'
             f'</div></div>\\endhtmlonly\n')
 
 
-def for_doxygen(text):
+def committed_narrow(root, src):
+    """(file, None) of a committed image's narrow rendering (docs/images/STEM.narrow.png, drawn for a
+    phone's column by the script that draws the image), None if it has none."""
+    small = src[:-len(".png")] + ".narrow.png" if src.endswith(".png") else None
+    if root and small and os.path.isfile(os.path.join(root, "docs", "images", small)):
+        return small, None
+    return None
+
+
+def for_doxygen(text, root=None):
     """What Doxygen 1.9 needs in a page: the answers' collapsible blocks as raw HTML, and each
-    remaining `\\image html FILE "caption"` line as a figure with alt text and a link."""
-    text = IMAGE_LINE.sub(lambda m: image_html(m.group(1), m.group(2), m.group(2)).strip("\n"), text)
+    remaining `\\image html FILE "caption"` line as a figure with alt text and a link (and its narrow
+    rendering for a phone where docs/images/ has one: committed_narrow)."""
+    text = IMAGE_LINE.sub(lambda m: image_html(m.group(1), m.group(2), m.group(2),
+                                               narrow=committed_narrow(root, m.group(1))).strip("\n"), text)
     return collapsible_for_doxygen(text)
 
 
@@ -1146,6 +1185,23 @@ def heading_slugs(text):
 def heading_id(label, slug):
     """The Doxygen id of a section page's heading (page_text gives every heading one)."""
     return f"{label}_{slug.replace('-', '_')}"
+
+
+def page_link(name, words, section, expander, where, target):
+    """A link to a page of the site (docs/pages/NAME): a page of this section (its name starts with
+    the section's id, 11_8_persistent.md under 11.8) is its subpage, nested under it in the tree;
+    another (the lab notebook, which several sections link) a plain link, the page staying at the top
+    of the tree."""
+    try:
+        with open(os.path.join(expander.root, "docs", "pages", name), encoding="utf-8") as f:
+            label = re.search(r"\{#([A-Za-z0-9_]+)\}", f.readline())
+    except OSError:
+        label = None
+    if not label:
+        expander.problems.add(where, f"the link to {target}: no such page with a {{#label}} on its first line")
+        return words
+    own = section and name.startswith("_".join(section["folder"].split("_")[:2]) + "_")
+    return f"\\{'subpage' if own else 'ref'} {label.group(1)} \"{words}\""
 
 
 def page_text(text, section, expander, where):
@@ -1190,21 +1246,14 @@ def page_text(text, section, expander, where):
                 return f"\\ref md_{tree}_{answers.group(1)}_ANSWERS \"{words}\""
             return words
         page = re.search(r"docs/pages/([A-Za-z0-9_.-]+\.md)$", target)
-        if page:  # a page of the site: a subpage of this section (nested under it in the tree)
-            try:
-                with open(os.path.join(expander.root, "docs", "pages", page.group(1)), encoding="utf-8") as f:
-                    label = re.search(r"\{#([A-Za-z0-9_]+)\}", f.readline())
-            except OSError:
-                label = None
-            if label:
-                return f"\\subpage {label.group(1)} \"{words}\""
-            expander.problems.add(where, f"the link to {target}: no such page with a {{#label}} on its first line")
+        if page:
+            return page_link(page.group(1), words, section, expander, where, target)
         return words  # a file of the repository: its name is in the words; the site has no copy
     body = LINK.sub(link, "\n".join(lines[1:]))  # (a link's words may run over two lines)
     if section and not re.search(r"<!--\s*gen\s+nav", text_in):
         nav = expander.nav(section, True)[0]
         body = nav + "\n" + body.rstrip("\n") + "\n\n" + nav
-    return for_doxygen("\n".join(head) + "\n" + body)
+    return for_doxygen("\n".join(head) + "\n" + body, expander.root)
 
 
 def main(argv=None):
@@ -1271,7 +1320,7 @@ def main(argv=None):
             name = f"section_{section['folder']}.md" if section else os.path.basename(path)
             with open(os.path.join(a.out, name), "w", encoding="utf-8") as f:
                 f.write(page_text(text, section, ex, where) if section
-                        else for_doxygen(ex.expand(text, None, where, True)))
+                        else for_doxygen(ex.expand(text, None, where, True), ex.root))
     for item in ex.problems.items:
         print(f"{PROG}: {'error' if a.strict or item in ex.problems.errors else 'warning'}: {item}", file=sys.stderr)
     # A README whose copy of the code or the counts is older than the code: its page is right (made

@@ -287,6 +287,19 @@ def main():
         page = open(f"{out}/section_11_2_second.md", encoding="utf-8").read()
         check(r.returncode == 0 and '<img src="fig_a.png" alt="What it shows." style="min-width: 500px"/>' in page,
               f"the figure's min-width keeps its smallest text at 10 px ({r.stderr.strip()})")
+        # With its narrow rendering (fig_a.narrow.png, 380 px with 19-px text: 200 px at the least), a phone's
+        # screen shows that one (<picture>), and the page says how narrow it may be (check_site.py holds it
+        # against a phone's column).
+        write(f"{figs}/fig_a.narrow.png", "png")
+        write(f"{figs}/fig_a.size", '{"width_px": 1000, "smallest_text_px": 20, '
+                                    '"narrow": {"width_px": 380, "smallest_text_px": 19}}')
+        r = run(root, gen, "--out", out, "--figures", figs, "--strict")
+        page = open(f"{out}/section_11_2_second.md", encoding="utf-8").read()
+        check(r.returncode == 0 and '<a href="fig_a.png"><picture><source media="(max-width: 600px)" '
+              'srcset="fig_a.narrow.png" data-min-width="200"/><img src="fig_a.png" alt="What it shows." '
+              'style="min-width: 500px"/></picture></a>' in page,
+              f"a phone's screen gets the narrow rendering ({r.stderr.strip()})")
+        os.remove(f"{figs}/fig_a.narrow.png")
         os.remove(f"{figs}/fig_a.size")
         text = open(readme, encoding="utf-8").read()
         write(readme, text.replace("What it shows.", "What it shows, against Thrust and a copy."))
@@ -311,6 +324,18 @@ def main():
         check(r.returncode == 0 and 'See \\ref sec_11_2_questions "the questions".' in first
               and "## Questions {#sec_11_2_questions}" in second,
               f"a link to a heading of another section lands on that heading's id ({r.stderr.strip()})")
+        # A page of docs/pages/ that a README links: its own section's page (its name starts with the
+        # section's id) nested under it in the tree (\subpage), any other (the lab notebook) only linked.
+        write(f"{root}/docs/pages/11_1_more.md", "More on 11.1 {#more_11_1}\n===\n\nText.\n")
+        write(f"{root}/docs/pages/notebook.md", "Notebook {#notebook}\n===\n\nText.\n")
+        write(first_readme, first_text.replace("Text.", "See [more](../../docs/pages/11_1_more.md) and the "
+                                                        "[notebook](../../docs/pages/notebook.md)."))
+        r = run(root, gen, "--out", out, "--figures", figs, "--strict")
+        first = open(f"{out}/section_11_1_first.md", encoding="utf-8").read()
+        check(r.returncode == 0 and '\\subpage more_11_1 "more"' in first and '\\ref notebook "notebook"' in first,
+              f"a section's own page is its subpage, another page a link ({r.stderr.strip()})")
+        os.remove(f"{root}/docs/pages/11_1_more.md")
+        os.remove(f"{root}/docs/pages/notebook.md")
         write(first_readme, first_text.replace("Text.", "See [it](../11_2_second/README.md#nothing)."))
         r = run(root, gen, "--out", out, "--figures", figs, "--strict")
         check(r.returncode == 1 and "has no heading #nothing" in r.stderr, "--strict: a link to a missing heading is an error")

@@ -261,6 +261,7 @@ def read_run(path):
 # ---- drawing --------------------------------------------------------------------------------------
 
 PNG_DPI = 130
+PNG_ONLY = False  # --png-only: no SVG (the docs show the PNGs)
 
 
 def smallest_text_pt(fig):
@@ -270,20 +271,143 @@ def smallest_text_pt(fig):
     return min(sizes) if sizes else 10.0
 
 
-def save(fig, out_dir, stem, written):
-    """STEM.png and STEM.svg, and STEM.size: the PNG's width in pixels and its smallest text's height in
-    them, from which a page sets how narrow the figure may be shown (docs/make_pages.py: no text under
-    10 px as displayed; a narrower screen scrolls the figure)."""
-    for ext in ("png", "svg"):
+def png_width(path):
+    with open(path, "rb") as f:
+        return int.from_bytes(f.read(24)[16:20], "big")  # (the PNG's IHDR: width, then height)
+
+
+def save(fig, out_dir, stem, written, narrow=None):
+    """STEM.png and STEM.svg (not with --png-only), STEM.narrow.png, the same figure laid out for a
+    phone (narrow(): a figure drawn for it; else narrow_grid re-lays this one), and STEM.size: each
+    PNG's width in pixels and its smallest text's height in them, from which a page sets how narrow
+    each may be shown (docs/make_pages.py: no text under 10 px as displayed)."""
+    import matplotlib.pyplot as plt
+    for ext in ("png",) + (() if PNG_ONLY else ("svg",)):
         path = os.path.join(out_dir, f"{stem}.{ext}")
         fig.savefig(path, dpi=PNG_DPI if ext == "png" else None, bbox_inches="tight")
         written.append(path)
-    with open(os.path.join(out_dir, f"{stem}.png"), "rb") as f:
-        width = int.from_bytes(f.read(24)[16:20], "big")  # (the PNG's IHDR: width, then height)
+    size = {"width_px": png_width(os.path.join(out_dir, f"{stem}.png")),
+            "smallest_text_px": round(smallest_text_pt(fig) * PNG_DPI / 72, 2)}
+    small = narrow() if narrow else narrow_grid(fig)
+    path = os.path.join(out_dir, f"{stem}.narrow.png")
+    small.savefig(path, dpi=PNG_DPI, bbox_inches="tight")
+    written.append(path)
+    size["narrow"] = {"width_px": png_width(path), "smallest_text_px": round(smallest_text_pt(small) * PNG_DPI / 72, 2)}
     with open(os.path.join(out_dir, f"{stem}.size"), "w", encoding="utf-8") as f:
-        json.dump({"width_px": width, "smallest_text_px": round(smallest_text_pt(fig) * PNG_DPI / 72, 2)}, f)
-    import matplotlib.pyplot as plt
+        json.dump(size, f)
     plt.close(fig)
+    plt.close(small)
+
+
+# ---- the narrow rendering: a phone's column --------------------------------------------------------
+# A page 420 px wide (a phone) has a text column of about NARROW_COLUMN_PX (scanlab.css: no tree of
+# pages, 6-px margins). A figure for it is drawn so narrow that, shown at that width, its smallest
+# text is still SMALLEST_TEXT_PX high: the page serves it there instead of the wide one (<picture>).
+
+NARROW_COLUMN_PX = 400
+SMALLEST_TEXT_PX = 10
+
+
+def narrow_width_in(fig):
+    """The width (inches) at which the figure's smallest text, shown NARROW_COLUMN_PX wide, is
+    SMALLEST_TEXT_PX high (less a margin for what bbox_inches="tight" adds)."""
+    return 0.94 * NARROW_COLUMN_PX / SMALLEST_TEXT_PX * smallest_text_pt(fig) / 72
+
+
+def wrap_text(text, width_in):
+    """A Text's string re-wrapped, line by line, to width_in inches at its font size (a character:
+    ~0.6 em); returns its number of lines."""
+    if "$" not in text.get_text():
+        text.set_text(wrap_words(text.get_text(), width_in, text.get_fontsize()))
+    return text.get_text().count("\n") + 1 if text.get_text().strip() else 0
+
+
+def wrap_words(words, width_in, size):
+    """words wrapped to width_in inches at size points; a line break of theirs stays, unless it only
+    wrapped a long line (one of 60 characters or more goes on with the next)."""
+    import textwrap
+    chars = max(12, int(width_in * 72 / (0.6 * size)))
+    paragraphs = [""]
+    for line in words.split("\n"):
+        paragraphs[-1] = (paragraphs[-1] + " " + line).strip()
+        if len(line) < 60:
+            paragraphs.append("")
+    return "\n".join(w for p in paragraphs if p for w in textwrap.wrap(p, chars))
+
+
+def reading_order(fig):
+    """The figure's panels top to bottom, left to right, each followed by those that share its x axis
+    (a GB/s panel, then its comparisons)."""
+    axes = sorted((ax for ax in fig.axes if ax.get_visible()),
+                  key=lambda ax: (-round(ax.get_position().y1, 2), ax.get_position().x0))
+    order = []
+    for ax in axes:
+        if ax not in order:
+            order.append(ax)
+            order += [b for b in axes if b not in order and ax.get_shared_x_axes().joined(ax, b)]
+    return order
+
+
+def narrow_grid(fig):
+    """The figure's panels one above another at narrow_width_in, every title and note re-wrapped to
+    that width, the figure's legend in one column above the panels and each panel's own legend under
+    it (so it covers no curve); the text keeps its size. For figures of panels (curves, not
+    diagrams, which draw their own narrow layout)."""
+    width = narrow_width_in(fig)
+    line = 1.4 / 72  # inches per point of text: one line
+    left, right = 0.85, 0.15  # inches: the y axis's label and ticks; the last tick label's half
+    axes = reading_order(fig)
+    boxes = []  # per panel: room above (title), its height, room below (x labels, its legend)
+    for ax in axes:
+        above = sum(wrap_text(t, width - left) * t.get_fontsize() * line for t in (ax.title, ax._left_title,
+                                                                                    ax._right_title)) + 0.15
+        below = 0.65 if ax.get_xlabel() else 0.35
+        old, new = ax.get_legend(), None
+        if old:
+            size = old.get_texts()[0].get_fontsize() if old.get_texts() else LEGEND_SIZE
+            handles, labels = ax.get_legend_handles_labels()
+            labels = [wrap_words(label, width - 0.75, size) for label in labels]
+            new = ax.legend(handles, labels, loc="upper left", fontsize=size, frameon=False)
+            below += sum(label.count("\n") + 1 for label in labels) * size * line + 0.15
+        h = ax.get_position().height * fig.get_size_inches()[1]
+        boxes.append((above, min(3.2, max(2.0, 0.7 * h)), below, new))
+    head = 0.1
+    title_in = 0
+    if fig._suptitle is not None:
+        title_in = wrap_text(fig._suptitle, width) * fig._suptitle.get_fontsize() * line + 0.1
+        head += title_in
+    legends = []
+    for old in list(fig.legends):
+        size = old.get_texts()[0].get_fontsize() if old.get_texts() else LEGEND_SIZE
+        handles = old.legend_handles if hasattr(old, "legend_handles") else old.legendHandles
+        legends.append((handles, [wrap_words(t.get_text(), width - 0.75, size) for t in old.get_texts()], size))
+        old.remove()
+    head += sum(sum(label.count("\n") + 1 for label in labels) * size * line + 0.15 for _, labels, size in legends)
+    notes = [t for t in fig.texts if t is not fig._suptitle and t.get_visible() and t.get_text().strip()]
+    foot = sum(wrap_text(t, width) * t.get_fontsize() * line for t in notes)
+    total = head + sum(a + h + b for a, h, b, _ in boxes) + foot + 0.1
+    fig.set_size_inches(width, total)
+    y = total - 0.1
+    if fig._suptitle is not None:
+        fig._suptitle.set_position((0.5, y / total))
+        fig._suptitle.set_va("top")
+        y -= title_in
+    for handles, labels, size in legends:
+        fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(0.02, y / total), ncol=1, fontsize=size,
+                   frameon=False)
+        y -= sum(label.count("\n") + 1 for label in labels) * size * line + 0.15
+    for ax, (above, h, below, legend) in zip(axes, boxes):
+        y -= above + h
+        ax.set_position([left / width, y / total, (width - left - right) / width, h / total])
+        if legend:  # under the panel's x labels
+            legend.set_bbox_to_anchor((-left / (width - left - right), -(0.6 if ax.get_xlabel() else 0.3) / h),
+                                      transform=ax.transAxes)
+        y -= below
+    for t in notes:
+        t.set_position((0.01, 0.05 / total))
+        t.set_ha("left")
+        t.set_va("bottom")
+    return fig
 
 
 def pick_work(work):
@@ -605,19 +729,43 @@ def trace_columns(rows):
 
 
 def plot_trace(run, source, out_dir, written):
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import FancyArrowPatch, Rectangle
-    n = run["n"]
     rows = trace_rows(run)
     if len(rows) < 2:
         return False
+    save(trace_figure(run, source, rows, False), out_dir, f"trace_{source}_{run['algorithm']}_n{run['n']}", written,
+         narrow=lambda: trace_figure(run, source, rows, True))
+    return True
+
+
+def trace_figure(run, source, rows, narrow):
+    """The trace's figure: the input, then a row per step, arrows into every cell it changed. Wide: the
+    step's name left of its row; narrow (a phone's column): above it, the cells as wide as the column
+    lets them be, each run of inputs on three lines."""
+    import textwrap
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+    n = run["n"]
     width, column = trace_columns(rows)
-    cell_w, cell_h, gap = 1.0, 1.0, 1.6
+    cell_w = 1.0
+    if narrow:
+        # x and y in the same unit (a cell's width, unit inches), sized so that 8.5-point text is 10 px on
+        # a 400-px column: the name of each step (two lines) above its row, room for the arrows under it
+        fig_w = 0.94 * NARROW_COLUMN_PX / SMALLEST_TEXT_PX * 8.5 / 72
+        unit = fig_w / (width * cell_w + 0.3)
+        cell_h = max(1.0, 3 * 8.5 * 1.25 / 72 / unit)  # three lines of a cell
+        label_h = 2 * 10 * 1.3 / 72 / unit + 0.45  # (and a thread's arcs over its row)
+        gap = cell_h + label_h + max(0.6, 0.3 / unit)
+        top = cell_h + label_h + 0.6 + 9 * 1.4 / 72 / unit
+    else:
+        cell_h, gap, top = 1.0, 1.6, 1.8
     # Sized for the page: the PNG (labels, then the cells) is shown about 680 px wide, where 10-point
     # text is about 10 px; the link under the figure opens it full size.
-    fig_w = 0.5 + 0.42 * width
-    fig_h = 1.0 + 0.62 * len(rows)
+    fig_w = fig_w if narrow else 0.5 + 0.42 * width
+    bottom = -(len(rows) - 1) * gap - 0.3
+    fig_h = (top - bottom) * unit if narrow else 1.0 + 0.62 * len(rows)
     fig, ax = plt.subplots(figsize=(fig_w, fig_h))
+    if narrow:
+        fig.subplots_adjust(left=0, right=1, bottom=0, top=1)
 
     def y_of(r):
         return -r * gap
@@ -627,7 +775,10 @@ def plot_trace(run, source, out_dir, written):
 
     for r, row in enumerate(rows):
         y = y_of(r)
-        ax.text(-0.35, y + cell_h / 2, row["label"], ha="right", va="center", fontsize=10)
+        if narrow:
+            ax.text(0, y + cell_h + 0.5, row["label"], ha="left", va="bottom", fontsize=10)
+        else:
+            ax.text(-0.35, y + cell_h / 2, row["label"], ha="right", va="center", fontsize=10)
         changed = {c["target"] for c in row["combos"]}
         before = rows[row["before"]]["decoded"] if row.get("before") is not None else None
         for i, v in enumerate(row["values"]):
@@ -639,6 +790,8 @@ def plot_trace(run, source, out_dir, written):
             ax.add_patch(Rectangle((x, y), cell_w * 0.94, cell_h, facecolor=face, edgecolor="#333333",
                                    lw=0.7, hatch="//" if d == "?" else None))
             text = cell_text(d) if d is not None else f"{v}\nwrong"
+            if narrow and covers(d) and d[0] != d[1]:
+                text = f"x{d[0]}\n..\n{d[1]}"
             if i >= n and d == () and len(row["values"]) == width:
                 text = "pad"
             ax.text(x + 0.47, y + cell_h / 2, text, ha="center", va="center", fontsize=8.5)
@@ -659,24 +812,26 @@ def plot_trace(run, source, out_dir, written):
             rk, rj = c["right"]
             ax.add_patch(FancyArrowPatch((centre(rk, rj), y_of(rk)), (tx, ty), arrowstyle="-", color="#999999",
                                          lw=0.6))
+    index_y = cell_h + (label_h + 0.15 if narrow else 0.25)
     for i in range(width):
-        ax.text(i * cell_w + 0.47, 1.25, f"{i}", ha="center", va="bottom", fontsize=9, color="#555555")
-    ax.set_xlim(-0.2, width * cell_w + 0.1)
-    ax.set_ylim(-(len(rows) - 1) * gap - 0.3, 1.8)
+        ax.text(i * cell_w + 0.47, index_y, f"{i}", ha="center", va="bottom", fontsize=9, color="#555555")
+    ax.set_xlim(-0.15 if narrow else -0.2, width * cell_w + (0.15 if narrow else 0.1))
+    ax.set_ylim(bottom, top)
     ax.axis("off")
     status = "output verified" if run["verified"] else "WRONG OUTPUT: " + (run.get("failure") or "")[:90]
     work = run.get("work_measured")
     title = (f"{run['algorithm']} ({run.get('section', '')}, {source}): {n} elements x[i] = 2^i, "
              f"{run.get('threads', '?')} thread{'' if run.get('threads') == 1 else 's'}; {work} operator applications; {status}")
-    ax.set_title(title, fontsize=10, loc="right")
-    import textwrap
     note = ("xa..b = x[a] + ... + x[b]; yellow: changed in this step; gold arrow: the left operand, grey line: the "
             "right (the cell's old value), gold arc: within one thread's loop, dashed: a copy; red hatched: never "
             "written; pad: the identity past n")
-    ax.text(width * cell_w, -(len(rows) - 1) * gap - 0.5, "\n".join(textwrap.wrap(note, 70)), ha="right", va="top",
-            fontsize=9)
-    save(fig, out_dir, f"trace_{source}_{run['algorithm']}_n{n}", written)
-    return True
+    if narrow:  # (the title and the note as wide as the figure: wrap_text sets their lines)
+        wrap_text(ax.set_title(title, fontsize=10, loc="left"), fig_w)
+        wrap_text(fig.text(0, 0, note, fontsize=9, va="top"), fig_w)
+    else:
+        ax.set_title(title, fontsize=10, loc="right")
+        ax.text(width * cell_w, bottom - 0.2, "\n".join(textwrap.wrap(note, 70)), ha="right", va="top", fontsize=9)
+    return fig
 
 
 # -- the Brent-Kung bank diagram --
@@ -737,7 +892,21 @@ def bank_conflicts(doc, layout):
 def plot_banks(doc, out_dir, written):
     """The bank of the element each lane of warp 0 updates (and reads: the other operand is `stride`
     away), step by step, not padded (top) and padded (bottom), as GPU Gems 3 draws it; beside each
-    row the worst conflict of any warp in that step and the block's extra wavefronts."""
+    row the worst conflict of any warp in that step and the block's extra wavefronts. Narrow (a
+    phone's column): each step's 32 lanes in two rows of 16, what it costs above them."""
+    data = [bank_conflicts(doc, lay) for lay in doc["layouts"]]
+    save(banks_figure(doc, data, False), out_dir, "brent_kung_banks", written,
+         narrow=lambda: banks_figure(doc, data, True))
+    caption = [f"{lay['name']} {loads} load and {stores} store conflicts"
+               for lay, (_, loads, stores) in zip(doc["layouts"], data)]
+    write_caption(out_dir, "brent_kung_banks",
+                  f"Drawn from the addresses the solution's brent_kung_trees used on the emulator "
+                  f"({doc.get('kernel_file', '')}, one {doc['section']}-element section, {doc['threads']} threads): "
+                  + " and ".join(caption) + " per block (an n-way access counted as n - 1).")
+    return True
+
+
+def banks_figure(doc, data, narrow):
     import textwrap
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
@@ -745,43 +914,68 @@ def plot_banks(doc, out_dir, written):
     palette = [plt.get_cmap("tab20")(i) for i in range(20)] + [plt.get_cmap("tab20b")(i) for i in range(20)]
     colours = [palette[(7 * b) % len(palette)] for b in range(banks)]  # neighbouring banks far apart
     layouts = doc["layouts"]
-    data = [bank_conflicts(doc, lay) for lay in layouts]
     rows = max(len(d[0]) for d in data)
-    fig, axes = plt.subplots(2, 1, figsize=(9.3, 2 * (0.3 * rows + 0.9) + 1.0))
-    caption = []
+    per_row = 16 if narrow else 32  # lanes in one row of cells
+    if narrow:  # (x and y in one unit, a cell's width: the steps' heights add up)
+        fig_w = 0.94 * NARROW_COLUMN_PX / SMALLEST_TEXT_PX * 8.5 / 72
+        unit = fig_w / (per_row + 0.2)
+        heights = [[1.3 + 1.1 * math.ceil(len(step[2]) / per_row) for step in d[0]] for d in data]
+        panels = [(sum(h) + 1.7) * unit for h in heights]  # inches
+        title_in, note_in = 0.6, 1.5
+        fig_h = sum(panels) + len(panels) * title_in + note_in
+        fig, axes = plt.subplots(2, 1, figsize=(fig_w, fig_h))
+        top = fig_h
+        for ax, h in zip(axes, panels):
+            top -= title_in + h
+            ax.set_position([0, top / fig_h, 1, h / fig_h])
+    else:
+        fig, axes = plt.subplots(2, 1, figsize=(9.3, 2 * (0.3 * rows + 0.9) + 1.0))
     for ax, lay, (steps, loads, stores) in zip(axes, layouts, data):
+        y = 0
         for r, (tree, stride, lanes, worst, ld, st) in enumerate(steps):
-            y = -r
+            y = -r if not narrow else y - (heights[layouts.index(lay)][r - 1] if r else 0)
             name = "reduction" if tree == 0 else "reverse"
-            ax.text(-0.4, y + 0.45, f"{name}, stride {stride}", ha="right", va="center", fontsize=11)
+            cost = f"{worst}-way  +{ld} / +{st}"
+            colour = "#b22222" if worst > 2 else "#333333"
+            if narrow:
+                ax.text(0, y + 0.1, f"{name}, stride {stride}:", ha="left", va="bottom", fontsize=10)
+                ax.text(per_row, y + 0.1, cost, ha="right", va="bottom", fontsize=10, color=colour)
+            else:
+                ax.text(-0.4, y + 0.45, f"{name}, stride {stride}", ha="right", va="center", fontsize=11)
+                ax.text(32.4, y + 0.45, cost, ha="left", va="center", fontsize=10.5, color=colour)
             for lane, left, right, write in lanes:
                 b = write % banks
-                ax.add_patch(Rectangle((lane, y), 0.94, 0.9, facecolor=colours[b], edgecolor="#555555", lw=0.4))
-                ax.text(lane + 0.47, y + 0.45, str(b), ha="center", va="center", fontsize=8.5)
-            ax.text(32.4, y + 0.45, f"{worst}-way  +{ld} / +{st}", ha="left", va="center", fontsize=10.5,
-                    color="#b22222" if worst > 2 else "#333333")
-        for lane in range(32):
-            ax.text(lane + 0.47, 1.05, str(lane), ha="center", va="bottom", fontsize=8.5, color="#555555")
-        ax.text(32.4, 1.05, "worst, extra ld / st", ha="left", va="bottom", fontsize=10, color="#555555")
-        ax.set_xlim(-10.5, 41.5)
-        ax.set_ylim(-rows - 0.2, 2.2)
+                x, yy = (lane % per_row, y - 1.1 - 1.1 * (lane // per_row)) if narrow else (lane, y)
+                ax.add_patch(Rectangle((x, yy), 0.94, 0.9, facecolor=colours[b], edgecolor="#555555", lw=0.4))
+                ax.text(x + 0.47, yy + 0.45, str(b), ha="center", va="center", fontsize=8.5)
+        if narrow:
+            ax.text(0, 1.0, "lanes 0 to 15, then 16 to 31", ha="left", va="bottom", fontsize=8.5, color="#555555")
+            ax.text(per_row, 1.0, "worst, extra ld / st", ha="right", va="bottom", fontsize=8.5, color="#555555")
+            ax.set_xlim(-0.1, per_row + 0.1)
+            ax.set_ylim(-sum(heights[layouts.index(lay)]) + 1.2, 1.9)
+        else:
+            for lane in range(32):
+                ax.text(lane + 0.47, 1.05, str(lane), ha="center", va="bottom", fontsize=8.5, color="#555555")
+            ax.text(32.4, 1.05, "worst, extra ld / st", ha="left", va="bottom", fontsize=10, color="#555555")
+            ax.set_xlim(-10.5, 41.5)
+            ax.set_ylim(-rows - 0.2, 2.2)
         ax.axis("off")
         layout_text = "element i at XY[i + i/32]" if lay["padded"] else "element i at XY[i]"
-        ax.set_title(f"{lay['name']} ({layout_text}): {loads} load and {stores} store conflicts per block",
-                     fontsize=12, loc="left")
-        caption.append(f"{lay['name']} {loads} load and {stores} store conflicts")
+        title = ax.set_title(f"{lay['name']} ({layout_text}): {loads} load and {stores} store conflicts per block",
+                             fontsize=12 if not narrow else 10, loc="left")
+        if narrow:
+            wrap_text(title, fig_w)
     note = (f"Each cell: the bank (word mod {banks}) of the element lane t of warp 0 updates, XY[at(index)], at each "
             f"step of one {doc['section']}-element section ({doc['threads']} threads), from the addresses the kernel "
             "used on the emulator. Right: the worst n-way conflict of any warp in that step (its two loads and its "
             "store), and the block's extra load and store wavefronts in that step (an n-way access costs n - 1).")
-    fig.text(0.01, 0.003, "\n".join(textwrap.wrap(note, 105)), fontsize=10, va="bottom")
-    fig.subplots_adjust(left=0.01, right=0.99, top=0.96, bottom=0.08, hspace=0.12)
-    save(fig, out_dir, "brent_kung_banks", written)
-    write_caption(out_dir, "brent_kung_banks",
-                  f"Drawn from the addresses the solution's brent_kung_trees used on the emulator "
-                  f"({doc.get('kernel_file', '')}, one {doc['section']}-element section, {doc['threads']} threads): "
-                  + " and ".join(caption) + " per block (an n-way access counted as n - 1).")
-    return True
+    if narrow:
+        wrap_text(fig.text(0.01, 0.003, note.replace("Right:", "Above each step's cells:"), fontsize=9, va="bottom"),
+                  fig_w)
+    else:
+        fig.text(0.01, 0.003, "\n".join(textwrap.wrap(note, 105)), fontsize=10, va="bottom")
+        fig.subplots_adjust(left=0.01, right=0.99, top=0.96, bottom=0.08, hspace=0.12)
+    return fig
 
 
 # -- the tile statuses of 11.7's domino and 11.8's decoupled look-back over time --
@@ -920,21 +1114,31 @@ def status_story(run):
     return story
 
 
-def plot_statuses(run, out_dir, written):
-    """Tiles across, the emulator's turns down (Merrill and Garland's picture): each tile's status
-    after the turn (X not ready, A aggregate, P inclusive prefix; blank before its block took its
-    ticket), the acting tile outlined, an arrow to every tile its look-back read in that turn, coloured
-    by what it saw; on the right what the turn did. Returns the caption's facts."""
+def statuses_figure(run, turns, narrow):
+    import textwrap
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyArrowPatch, Rectangle
-    turns = status_turns(run)
     tiles = run["tiles"]
-    row_h = 1.55
-    right = tiles + 0.2 + 0.115 * max(len(turn_text(turn, unit_of(run))) for turn in turns)  # (a character: ~0.115)
-    fig, ax = plt.subplots(figsize=(0.69 * (right + 1.6), 0.5 * row_h * len(turns) + 1.4))
+    texts = [turn_text(turn, unit_of(run)) for turn in turns]
+    if narrow:  # what each turn did on its own lines under its cells; x and y in one unit (a tile)
+        fig_w = 0.94 * NARROW_COLUMN_PX / SMALLEST_TEXT_PX * 10 / 72
+        unit = fig_w / (tiles + 1.2)
+        chars = max(12, int(fig_w * 72 / (0.6 * 10)))
+        texts = ["\n".join(textwrap.wrap(t, chars)) for t in texts]
+        heights = [1.25 + (t.count("\n") + 1) * 10 * 1.35 / 72 / unit for t in texts]
+        right = tiles + 0.1
+        tops = [-sum(heights[:r]) for r in range(len(turns))]
+        fig, ax = plt.subplots(figsize=(fig_w, (sum(heights) + 3.0) * unit + 0.8))
+        fig.subplots_adjust(left=0, right=1, bottom=0, top=1 - 0.8 / ((sum(heights) + 3.0) * unit + 0.8))
+    else:
+        row_h = 1.55
+        right = tiles + 0.2 + 0.115 * max(len(t) for t in texts)  # (a character: ~0.115)
+        tops = [-r * row_h for r in range(len(turns))]
+        fig, ax = plt.subplots(figsize=(0.69 * (right + 1.6), 0.5 * row_h * len(turns) + 1.4))
     for r, turn in enumerate(turns):
-        y = -r * row_h
-        ax.text(-0.3, y + 0.4, str(r + 1), ha="right", va="center", fontsize=11, color="#555555")
+        y = tops[r]
+        ax.text(-0.3 if not narrow else -0.1, y + 0.4, str(r + 1), ha="right", va="center", fontsize=11 if not narrow else 10,
+                color="#555555")
         for t, status in enumerate(turn["state"]):
             acting = t == turn["tile"]
             ax.add_patch(Rectangle((t, y), 0.9, 0.8, facecolor=STATUS_COLOUR[status],
@@ -950,20 +1154,39 @@ def plot_statuses(run, out_dir, written):
             ax.add_patch(FancyArrowPatch((turn["tile"] + 0.45, y + 0.82), (t + 0.45, y + 0.82),
                                          connectionstyle=f"arc3,rad={bend}", arrowstyle="-|>", mutation_scale=9,
                                          color=colour, lw=1.1, linestyle="--" if seen[-1] == "X" else "-"))
-        ax.text(tiles + 0.2, y + 0.4, turn_text(turn, unit_of(run)), ha="left", va="center", fontsize=11)
+        if narrow:
+            ax.text(0, y - 0.1, texts[r], ha="left", va="top", fontsize=10)
+        else:
+            ax.text(tiles + 0.2, y + 0.4, texts[r], ha="left", va="center", fontsize=11)
     for t in range(tiles):
         ax.text(t + 0.45, 1.0, str(t), ha="center", va="bottom", fontsize=11, color="#555555")
-    ax.text(-0.3, 1.0, "turn", ha="right", va="bottom", fontsize=11, color="#555555")
+    ax.text(-0.3 if not narrow else -0.1, 1.0, "turn", ha="right", va="bottom", fontsize=11 if not narrow else 10,
+            color="#555555")
     ax.text(tiles / 2, 1.6, unit_of(run), ha="center", va="bottom", fontsize=11, color="#555555")
-    ax.set_xlim(-1.6, right)
-    ax.set_ylim(-(len(turns) - 1) * row_h - 0.3, 2.2)
+    ax.set_xlim(-1.6 if not narrow else -1.1, right)
+    ax.set_ylim((tops[-1] - 0.3) if not narrow else tops[-1] - heights[-1] + 0.5, 2.2)
     ax.axis("off")
     names = ", ".join(f"{k} {STATUS_WORD[k]}" for k in run["statuses"])
-    ax.set_title(f"{run['kernel']} on the emulator: {tiles} {unit_of(run)}s, {run['resident_blocks']} blocks "
-                 f"resident\n{names}", fontsize=12, loc="left")
+    title = ax.set_title(f"{run['kernel']} on the emulator: {tiles} {unit_of(run)}s, {run['resident_blocks']} blocks "
+                         f"resident\n{names}", fontsize=12 if not narrow else 10, loc="left")
+    if narrow:
+        wrap_text(title, fig_w)
+    else:
+        fig.subplots_adjust(left=0.01, right=0.99, top=0.97, bottom=0.01)
+    return fig
+
+
+def plot_statuses(run, out_dir, written):
+    """Tiles across, the emulator's turns down (Merrill and Garland's picture): each tile's status
+    after the turn (X not ready, A aggregate, P inclusive prefix; blank before its block took its
+    ticket), the acting tile outlined, an arrow to every tile its look-back read in that turn, coloured
+    by what it saw; on the right what the turn did (narrow, a phone's column: under the row). Returns
+    the caption's facts."""
+    turns = status_turns(run)
+    tiles = run["tiles"]
     stem = f"statuses_{run['section'].replace('.', '_')}"
-    fig.subplots_adjust(left=0.01, right=0.99, top=0.97, bottom=0.01)
-    save(fig, out_dir, stem, written)
+    save(statuses_figure(run, turns, False), out_dir, stem, written,
+         narrow=lambda: statuses_figure(run, turns, True))
     reads = sum(len(v) for turn in turns for v in turn["reads"].values())
     waits = sum(v.count("X") for turn in turns for v in turn["reads"].values())
     order = [t for turn in turns for t, s in turn["writes"] if s == "P"]
@@ -1359,7 +1582,10 @@ def main(argv=None):
                         help="folder of committed GPU timing CSVs (default: plots/data)")
     parser.add_argument("--only", default=",".join(DEFAULT_PLOTS),
                         help="comma-separated subset of: " + ", ".join(ALL_PLOTS))
+    parser.add_argument("--png-only", action="store_true", help="no SVG files (the docs show the PNGs)")
     args = parser.parse_args(argv)
+    global PNG_ONLY
+    PNG_ONLY = args.png_only
     try:
         wanted = [w.strip() for w in args.only.split(",") if w.strip()]
         unknown = [w for w in wanted if w not in ALL_PLOTS]

@@ -111,6 +111,24 @@ def check_traces(make_plots):
                   f"{name}: phase 3 has an arrow into every element of every subsection but the first")
 
 
+def check_narrow(folder):
+    """Each figure's narrow rendering in folder fits a phone: shown NARROW_COLUMN_PX wide, its smallest
+    text is at least SMALLEST_TEXT_PX (what the pages serve a screen up to 600 px wide:
+    docs/make_pages.py)."""
+    import glob
+    sizes = sorted(glob.glob(os.path.join(folder, "*.size")))
+    check(sizes, f"{folder}: figures with their sizes")
+    for path in sizes:
+        stem = os.path.basename(path)[:-len(".size")]
+        with open(path) as f:
+            narrow = json.load(f).get("narrow", {})
+        fits = bool(narrow) and narrow["width_px"] * make_plots.SMALLEST_TEXT_PX / narrow["smallest_text_px"] \
+            <= make_plots.NARROW_COLUMN_PX
+        check(fits and png_ok(os.path.join(folder, stem + ".narrow.png")),
+              f"{stem}: the narrow rendering fits a {make_plots.NARROW_COLUMN_PX}-px column at "
+              f"{make_plots.SMALLEST_TEXT_PX}-px text ({narrow})")
+
+
 def check_banks(make_plots, tmp):
     """plots/testdata/banks.json (scanlab_11_4_banks FILE 64: the trees' addresses on the emulator) drawn,
     and the conflicts make_plots counts (in the figure's caption and on the page) equal to a count
@@ -374,6 +392,8 @@ def main():
             check(png_ok(os.path.join(out, stem + ".png")), f"{stem}.png is a non-blank image")
             svg = os.path.join(out, stem + ".svg")
             check(os.path.exists(svg) and os.path.getsize(svg) > 1000, f"{stem}.svg written")
+        # 1a. Each figure's narrow rendering fits a phone (the diagrams' too: after 1b'' and 1b''' below).
+        check_narrow(out)
 
         # 1b. A run of one's own (--data): every verified point drawn, the unverified one not.
         figure = capture(lambda: make_plots.draw_run_figures(
@@ -391,6 +411,9 @@ def main():
 
         # 1b'''. The status figures of 11.7 and 11.8: every read and write of the emulator's run drawn.
         check_statuses(make_plots, tmp)
+
+        check_narrow(os.path.join(tmp, "banks"))
+        check_narrow(os.path.join(tmp, "statuses"))
 
         # 1c. The section figures of the committed GPU runs: every point, one run each.
         check_style()
