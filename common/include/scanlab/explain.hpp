@@ -34,8 +34,9 @@ struct Encoding {
   std::size_t runs() const { return (n + per_run - 1) / per_run; }
 };
 
-/// The largest n explained: 32 runs of 16 inputs (a small-section variant of 11.7 fails from 257 on).
-inline constexpr std::size_t kMaxInputs = 512;
+/// The largest n explained: 64 runs of 16 inputs (a wrong carry of 11.7's small-section variant, 256
+/// elements a section, needs three sections: 513 inputs).
+inline constexpr std::size_t kMaxInputs = 1024;
 
 /// The encoding for n inputs, or nothing when n is 0 or larger than kMaxInputs.
 std::optional<Encoding> encoding_for(std::size_t n);
@@ -100,12 +101,12 @@ std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::
 inline constexpr std::size_t kShrinkSizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 16, 31, 32, 33, 63, 64, 65, 127, 128, 129,
                                                255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049};
 
-/// After a wrong output of `failing`: within a budget (1 s, 40 runs), the first case smaller than it
-/// that still gives a wrong output, in full ("The smallest failing case found: n = 3, x = all ones",
-/// its input, the expected and the actual output; the tests' seeded inputs use `seed`), then
-/// where_it_went_wrong for that case (or `failing` itself when nothing smaller fails). "" when nothing
-/// smaller fails and there is nothing to explain; stops at a run that ends in an error (a hang or a
-/// memory error tells its own story).
+/// After a wrong output of `failing`: within a budget (3 s, 120 runs: three inputs at each size), the
+/// first case smaller than it that still gives a wrong output, in full ("The smallest failing case
+/// found: n = 3, x = all ones", its input, the expected and the actual output, past 16 elements the
+/// first wrong one; the tests' seeded inputs use `seed`), then where_it_went_wrong for that case (or
+/// `failing` itself when nothing smaller fails). "" when nothing smaller fails and there is nothing to
+/// explain; stops at a run that ends in an error (a hang or a memory error tells its own story).
 std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& failing, std::uint64_t seed);
 
 }  // namespace scanlab::grading::explain
