@@ -6,7 +6,6 @@
 #include <exception>
 #include <functional>
 #include <limits>
-#include <map>
 #include <sstream>
 
 #include "scanlab/dispatch.hpp"
@@ -649,7 +648,6 @@ std::string op_difference(const std::vector<std::vector<Snapshot>>& add_frames,
   return lines.empty() ? "" : "\n  in the output y:" + show_lines(lines, "of y");
 }
 
-
 // ---- per-tile models: Sec. 11.7's domino and 11.8's decoupled look-back -----------------------------
 // Each block scans one tile of T consecutive inputs and combines it with a prefix from the tiles before
 // it: the carry its predecessor passes on (11.7: running[b] = carry (+) the predecessor's section
@@ -696,7 +694,7 @@ std::size_t tile_size(const std::vector<Run>& runs, const Encoding& e) {
   if (!span || g < 2 || threads == 0) return 0;
   const std::size_t s = span->second - span->first + 1;
   const auto fits = [&](std::size_t tile) { return tile % threads == 0 && (e.n + tile - 1) / tile == g; };
-  if (fits(s)) return s;                                               // block 0 scanned a whole tile
+  if (fits(s)) return s;  // block 0 scanned a whole tile
   if ((e.n - s) % (g - 1) == 0 && fits((e.n - s) / (g - 1))) return (e.n - s) / (g - 1);  // the last one
   return 0;
 }
@@ -712,7 +710,8 @@ std::string tile_report(Tiles model, std::size_t tile, const std::vector<Counts>
   const Note note = [&](std::size_t first, std::size_t last) {
     const std::size_t a = first / tile, b = last / tile;
     const bool whole = first % tile == 0 && (last + 1 == n || (last + 1) % tile == 0);
-    const std::string which = a == b ? "tile " + std::to_string(a) : "tiles " + std::to_string(a) + ".." + std::to_string(b);
+    const std::string which =
+        a == b ? "tile " + std::to_string(a) : "tiles " + std::to_string(a) + ".." + std::to_string(b);
     return std::string(" (") + (whole ? "" : "in ") + which + ")";
   };
   for (std::size_t b = 0; b < tiles; ++b) {
@@ -921,6 +920,14 @@ std::string show_elements(const T* a, std::size_t n) {
   return out.str();
 }
 
+}  // namespace
+
+std::string show_elements(const HostArray& a, std::size_t n) {
+  return visit_type(a.type(), [&](auto t) { return show_elements(a.as<typename decltype(t)::type>(), n); });
+}
+
+namespace {
+
 // The case in full: the input, what the scan should give, what the kernel gave.
 std::string show_case(const ScanProblem& p, const HostArray& input, const HostArray& output, Simple kind,
                       const VerifyResult& v) {
@@ -947,9 +954,15 @@ std::string show_case(const ScanProblem& p, const HostArray& input, const HostAr
 
 std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& failing, std::uint64_t seed) {
   const auto start = std::chrono::steady_clock::now();
-  int runs = 0;
+  // The sizes below the failing one, then (when it is small enough to explain) the failing size itself:
+  // its seeded input is the one that failed, so its case is shown in full even when nothing is smaller.
+  std::vector<std::size_t> sizes;
   for (std::size_t n : kShrinkSizes) {
-    if (n >= failing.n) break;
+    if (n < failing.n) sizes.push_back(n);
+  }
+  if (failing.n <= kMaxInputs) sizes.push_back(failing.n);
+  int runs = 0;
+  for (std::size_t n : sizes) {
     for (Simple kind : {Simple::ones, Simple::counting, Simple::seeded}) {
       if (++runs > 120 || std::chrono::steady_clock::now() - start > std::chrono::seconds(3)) return "";
       ScanProblem problem = failing;
@@ -964,10 +977,19 @@ std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& fail
         return "";
       }
       const VerifyResult v = verify_scan(problem, input.data(), output.data());
-      if (!v.passed) {
-        return show_case(problem, input, output, kind, v) +
-               where_it_went_wrong(algorithm, problem.kind, n, problem.op);
+      if (v.passed) continue;
+      std::string where = where_it_went_wrong(algorithm, problem.kind, n, problem.op);
+      // A bug that needs large values (a narrowing type) hides in the small sums of a few x[i] = 16^i:
+      // 16 inputs reach 16^15, past 32 bits.
+      constexpr std::size_t kLarge = 16;
+      if (where.empty() && n < kLarge && (algorithm.max_n == 0 || algorithm.max_n >= kLarge)) {
+        where = where_it_went_wrong(algorithm, problem.kind, kLarge, problem.op);
+        if (!where.empty()) {
+          where = "\n(Its add scan of x[i] = 16^i is right at n = " + std::to_string(n) + ", where the values stay "
+                  "small; at n = " + std::to_string(kLarge) + " they pass 2^32:)" + where;
+        }
       }
+      return show_case(problem, input, output, kind, v) + where;
     }
   }
   return where_it_went_wrong(algorithm, failing.kind, failing.n, failing.op);

@@ -101,9 +101,9 @@ bool first_explanation(const Algorithm& algorithm) {
 // found nothing, took both.
 std::chrono::steady_clock::duration unreported_explaining{};
 
-// What `explain` says, and with SCANLAB_EXPLAIN_TIMES set (expect_caught.cmake, for a mutant whose patch
-// has a SHRINKS line: issue 37's bars) how long the shrink and the explanation took, in a line of its own.
-std::string timed(const std::function<std::string()>& explain) {
+}  // namespace
+
+std::string timed_explanation(const std::function<std::string()>& explain) {
   const auto start = std::chrono::steady_clock::now();
   std::string found = explain();
   unreported_explaining += std::chrono::steady_clock::now() - start;
@@ -117,9 +117,11 @@ std::string timed(const std::function<std::string()>& explain) {
   return found;
 }
 
+namespace {
+
 std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& failing, std::uint64_t seed) {
   if (!first_explanation(algorithm)) return "";
-  return timed([&] { return explain::smallest_failure(algorithm, failing, seed); });
+  return timed_explanation([&] { return explain::smallest_failure(algorithm, failing, seed); });
 }
 
 }  // namespace
@@ -167,7 +169,7 @@ namespace {
 std::string smallest_race(const Algorithm& algorithm, DType type, OpKind op, ScanKind kind, std::size_t n,
                           std::uint64_t seed) {
   if (!first_explanation(algorithm)) return "";
-  return timed([&] {
+  return timed_explanation([&] {
     const auto start = std::chrono::steady_clock::now();
     int runs = 0;
     for (std::size_t m : explain::kShrinkSizes) {
@@ -316,7 +318,7 @@ std::string small_sections_explanation(const AlgorithmTable* table, const Algori
     }
     if (!first_explanation(small)) return "";
     const std::string found =
-        timed([&] { return explain::smallest_failure(small, ScanProblem{type, op, kind, n, false}, 1); });
+        timed_explanation([&] { return explain::smallest_failure(small, ScanProblem{type, op, kind, n, false}, 1); });
     if (found.empty()) return "";
     return "\nThe same kernels with small sections (" + name + ": " + std::string(small.summary) + ") fail too:" + found;
   }

@@ -568,6 +568,10 @@ TEST(Grading, SmallestFailingCaseIsShownInFull) {
   EXPECT_NE(failure.find("\nThe smallest failing case found: n = 3, x = all ones\n  x        [1, 1, 1]\n"
                          "  expected [1, 2, 3]\n  got      [1, 2, 4]\n  (1 of 3 elements wrong)"),
             std::string::npos) << failure;
+  // Nothing smaller fails: the failing size itself, with the simplest input that still fails.
+  const std::string at_3 = scanlab::grading::check_sizes({"counts_x1_twice_at_3", "", "", 0, run}, scanlab::DType::int32,
+                                                         scanlab::OpKind::add, scanlab::ScanKind::inclusive, {3});
+  EXPECT_NE(at_3.find("\nThe smallest failing case found: n = 3, x = all ones\n"), std::string::npos) << at_3;
 }
 
 // ---- where it went wrong (explain.hpp, issue 37 item 2) ---------------------------------------------

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "scanlab/algorithm.hpp"
+#include "scanlab/inputs.hpp"
 
 namespace scanlab::grading::explain {
 
@@ -89,12 +90,18 @@ std::string compare(const std::vector<Snapshot>& model, const std::vector<Snapsh
 
 /// Runs `algorithm` once more, traced, as an add scan (`kind`) of n encoded inputs, and says where it
 /// first leaves the book's algorithm: the first barrier where its shared memory differs from the model
-/// (11.2's Fig. 11.3 and double buffer, 11.4, 11.5), else the first wrong elements of y as ranges
-/// (every scan). When the add scan is right at every step and `op` is not add, runs it once more with
+/// (11.2's Fig. 11.3 and double buffer, 11.4, 11.5), for a tiled scan (11.7's domino, 11.8's look-back)
+/// the first tile whose prefix is wrong ("tile 2 (x[512]): the carry it received ... covers x[256..511],
+/// it should cover x[0..511]: x[0..255] (tile 0) is missing") and what the tile before it passed on, else
+/// the first wrong elements of y as ranges (every scan); a launch that wrote nothing says so. When the add scan is right at every step and `op` is not add, runs it once more with
 /// `op` on x[i] = 2^i and says which input each element holds where it differs ("the operands are
 /// combined in the wrong order"). "" when n is too large, the backend traces nothing (cuda) or all is
 /// right. Never throws.
 std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::size_t n, OpKind op = OpKind::add);
+
+/// The first 16 elements of `a` (`n` of them, of its type), "[1, 2, 3]", then a count of the rest: how the
+/// smallest failing case shows its arrays.
+std::string show_elements(const HostArray& a, std::size_t n);
 
 /// The sizes the shrink tries, ascending: around the edges a kernel's structure has (a warp, a block,
 /// a section).
