@@ -519,11 +519,18 @@ struct Run {
   std::vector<std::int64_t> y;
 };
 
-Run run_traced(const Algorithm& algorithm, OpKind op, ScanKind kind, const std::vector<std::int64_t>& x) {
+// In place: y starts as a copy of x and is the input too (an element never written then still holds
+// its input).
+Run run_traced(const Algorithm& algorithm, OpKind op, ScanKind kind, const std::vector<std::int64_t>& x,
+               bool in_place = false) {
   Run run;
-  run.y.assign(x.size(), -1);
-  RunResult r =
-      algorithm.run(RunRequest{{DType::int64, op, kind, x.size(), false}, x.data(), run.y.data(), 0, true});
+  if (in_place) {
+    run.y = x;
+  } else {
+    run.y.assign(x.size(), -1);
+  }
+  RunResult r = algorithm.run(RunRequest{{DType::int64, op, kind, x.size(), in_place},
+                                         in_place ? run.y.data() : x.data(), run.y.data(), 0, true});
   run.launches = std::move(r.launches);
   return run;
 }
@@ -758,7 +765,9 @@ std::string tile_report(Tiles model, std::size_t tile, const std::vector<Counts>
 
 }  // namespace
 
-std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::size_t n, OpKind op) {
+// where_it_went_wrong, also for a case that failed in place (y == x).
+static std::string where_went_wrong(const Algorithm& algorithm, ScanKind kind, std::size_t n, OpKind op,
+                                    bool in_place) {
   const std::optional<Encoding> e = encoding_for(n);
   if (!e) return "";
   try {
@@ -767,7 +776,7 @@ std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::
     for (std::size_t r = 0; r < e->runs(); ++r) {
       std::vector<std::int64_t> x(n);
       for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<std::int64_t>(encoded_input(*e, r, i));
-      runs.push_back(run_traced(algorithm, OpKind::add, kind, x));
+      runs.push_back(run_traced(algorithm, OpKind::add, kind, x, in_place));
       if (runs.back().launches.size() != runs.front().launches.size()) return "";
     }
     // Never written: still the poison of the run's output (kPoisonByte in every byte), or the -1 that
@@ -785,7 +794,8 @@ std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::
              "kernel traced anything: was a kernel launched at all, with a grid that has a block for every "
              "element (ceil(n / elements per block), not n / elements per block)?";
     }
-    const std::string run = "n = " + std::to_string(n) + " run again as an int64 add " + name(kind) +
+    const std::string run = "n = " + std::to_string(n) + " run again" + (in_place ? " in place (y == x)" : "") +
+                            " as an int64 add " + name(kind) +
                             " scan of x[i] = 16^i" +
                             (e->runs() > 1 ? " (in " + std::to_string(e->runs()) +
                                                  " runs of 16 inputs: x[i] = 16^(i - 16 w) in run w, 0 elsewhere)"
@@ -874,7 +884,7 @@ std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::
     // The add scan is right at every step: the operator's order, or + in its place.
     std::vector<std::int64_t> x(n);
     for (std::size_t i = 0; i < n; ++i) x[i] = std::int64_t{1} << i;
-    const Run op_run = run_traced(algorithm, op, kind, x);
+    const Run op_run = run_traced(algorithm, op, kind, x, in_place);
     const std::string found = op_difference(add_frames, add_model, y, op_run, op, n);
     if (found.empty()) return "";
     return "\nWhere it goes wrong: its add scan (" + run + ") is right at every step, and n = " + std::to_string(n) +
@@ -883,6 +893,10 @@ std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::
   } catch (const std::exception&) {
   }
   return "";
+}
+
+std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::size_t n, OpKind op) {
+  return where_went_wrong(algorithm, kind, n, op, false);
 }
 
 // ---- the smallest failing case (issue 37, item 1) -----------------------------------------------------
@@ -978,12 +992,12 @@ std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& fail
       }
       const VerifyResult v = verify_scan(problem, input.data(), output.data());
       if (v.passed) continue;
-      std::string where = where_it_went_wrong(algorithm, problem.kind, n, problem.op);
+      std::string where = where_went_wrong(algorithm, problem.kind, n, problem.op, problem.in_place);
       // A bug that needs large values (a narrowing type) hides in the small sums of a few x[i] = 16^i:
       // 16 inputs reach 16^15, past 32 bits.
       constexpr std::size_t kLarge = 16;
       if (where.empty() && n < kLarge && (algorithm.max_n == 0 || algorithm.max_n >= kLarge)) {
-        where = where_it_went_wrong(algorithm, problem.kind, kLarge, problem.op);
+        where = where_went_wrong(algorithm, problem.kind, kLarge, problem.op, problem.in_place);
         if (!where.empty()) {
           where = "\n(Its add scan of x[i] = 16^i is right at n = " + std::to_string(n) + ", where the values stay "
                   "small; at n = " + std::to_string(kLarge) + " they pass 2^32:)" + where;
@@ -992,7 +1006,7 @@ std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& fail
       return show_case(problem, input, output, kind, v) + where;
     }
   }
-  return where_it_went_wrong(algorithm, failing.kind, failing.n, failing.op);
+  return where_went_wrong(algorithm, failing.kind, failing.n, failing.op, failing.in_place);
 }
 
 
