@@ -28,6 +28,19 @@ inline constexpr AlgorithmInfo kAlgorithmInfo[] = {
      "beyond the book (persistent_scan.cuh)", 0, /*given=*/true},
 };
 
+/// test_algorithms' list (below).
+inline constexpr AlgorithmInfo kTestAlgorithmInfo[] = {
+    {"decoupled_lookback_small_sections", "test only: the decoupled look-back over 128-element tiles (32 threads x 4)",
+     "Merrill & Garland 2016 (beyond the book)", 0},
+};
+
+/// Algorithms only the tests use (not offered by the program): the decoupled look-back scan over tiles
+/// of 128 elements, so that the grader can explain a wrong prefix between tiles tile by tile on a
+/// short array (its explanation counts at most explain::kMaxInputs inputs; the tuned tiles hold 3072
+/// or 4096).
+SCANLAB_EXPORT AlgorithmTable test_algorithms_cuda();
+SCANLAB_EXPORT AlgorithmTable test_algorithms_cpu();
+
 /// `launches` scans, one after another, with ONE workspace (ticket counter and statuses) and the
 /// same device buffers, the input alternating between two seeded arrays, each output verified.
 struct RepeatedLaunches {

@@ -22,9 +22,18 @@ const Algorithm kAlgorithms[] = {
     with_run(kAlgorithmInfo[1], &run_scan<TunedPersistentScan>),
 };
 
+/// Test only: tiles of 128 elements (32 threads x 4, whole 16-byte chunks for every type).
+template <class T, class Op>
+using SmallTilesScan = DecoupledLookbackScan<T, Op, 32, 4>;
+
+const Algorithm kTestAlgorithms[] = {
+    with_run(kTestAlgorithmInfo[0], &run_scan<SmallTilesScan>),
+};
+
 }  // namespace
 
 AlgorithmTable SCANLAB_FOR_BACKEND(algorithms)() { return make_table(kAlgorithms); }
+AlgorithmTable SCANLAB_FOR_BACKEND(test_algorithms)() { return make_table(kTestAlgorithms); }
 
 std::size_t SCANLAB_FOR_BACKEND(tile_items)(DType type) {
   return visit_type(type, [](auto t) {

@@ -21,6 +21,9 @@ namespace scanlab::s11_8 {
 AlgorithmTable SCANLAB_LINKED_ENTRY(algorithms)() {
   return remote::table(SCANLAB_LINKED_BACKEND, "algorithms", kAlgorithmInfo);
 }
+AlgorithmTable SCANLAB_LINKED_ENTRY(test_algorithms)() {
+  return remote::table(SCANLAB_LINKED_BACKEND, "test_algorithms", kTestAlgorithmInfo);
+}
 
 namespace {
 std::size_t items(std::string_view entry, DType type) {
@@ -66,6 +69,7 @@ int main() {
   using namespace scanlab;
   remote::Entries entries;
   remote::add_table(entries, "algorithms", s11_8::SCANLAB_LINKED_ENTRY(algorithms)());
+  remote::add_table(entries, "test_algorithms", s11_8::SCANLAB_LINKED_ENTRY(test_algorithms)());
   for (const auto& [name, items] : {std::pair{"tile_items", &s11_8::SCANLAB_LINKED_ENTRY(tile_items)},
                                     std::pair{"persistent_tile_items", &s11_8::SCANLAB_LINKED_ENTRY(persistent_tile_items)}}) {
     entries.emplace_back(name, [items](remote::Reader& in, remote::Writer& out) {

@@ -64,9 +64,16 @@ std::size_t tile_items(DType type) {
   return SCANLAB_LINKED_ENTRY(s11_8::tile_items)(type);
 }
 
-// Sizes for the grading tests: up to 200,000 on the emulator, 2^22 + a few on a GPU.
-const bool registered = grading::register_grading_tests(
-    table(), SCANLAB_GRADING_OPTIONS(on_gpu() ? (1u << 22) + 5 : 200000));
+// The algorithms only the tests use.
+const AlgorithmTable& test_table() { return grading::kept_table<SCANLAB_LINKED_ENTRY(s11_8::test_algorithms)>(); }
+
+// Sizes for the grading tests: up to 200,000 on the emulator, 2^22 + a few on a GPU. A wrong output that
+// needs several tiles is explained over the 128-element ones (graded only through the kernel it shares).
+const bool registered = [] {
+  grading::GradingOptions options = SCANLAB_GRADING_OPTIONS(on_gpu() ? (1u << 22) + 5 : 200000);
+  options.small_sections = &test_table();
+  return grading::register_grading_tests(table(), options);
+}();
 
 #if defined(SCANLAB_LINKED_CPU)
 /// Changes emulator settings for one scope.

@@ -103,57 +103,78 @@ inline Request make_request(App app, const AppInput& in, OpKind op, ScanKind kin
   return r;
 }
 
+/// The right answer to `r`, of its type T and operator Op: the output's elements, and its count (kept
+/// elements or slots; n for the others); `tolerance` (segmented float add): each element's error bound.
+template <class T, class Op>
+std::vector<T> expected_output(const Request& r, Op op, std::size_t& expected_count, std::vector<double>& tolerance) {
+  const T* x = static_cast<const T*>(r.input);
+  const std::size_t n = r.n;
+  std::vector<T> expected;
+  expected_count = n;
+  switch (r.app) {
+    case App::compact:
+    case App::compact_single_pass:
+    case App::partition:
+    case App::partition_single_pass:
+    case App::compact_persistent:
+    case App::partition_persistent: {
+      const T pivot = static_cast<T>(r.pivot);
+      const auto keep = [&](T v) { return v < pivot; };
+      std::copy_if(x, x + n, std::back_inserter(expected), keep);
+      expected_count = expected.size();
+      if (r.app == App::partition || r.app == App::partition_single_pass || r.app == App::partition_persistent) {
+        std::copy_if(x, x + n, std::back_inserter(expected), [&](T v) { return !keep(v); });
+      }
+      break;
+    }
+    case App::radix_sort:
+      expected.assign(x, x + n);
+      std::stable_sort(expected.begin(), expected.end());
+      break;
+    case App::allocate:
+      for (std::size_t i = 0; i < n; ++i) expected.insert(expected.end(), static_cast<std::size_t>(x[i]), static_cast<T>(i));
+      expected_count = expected.size();
+      break;
+    case App::segmented_scan: {
+      T running = Op::identity();
+      double magnitude = 0;
+      std::size_t terms = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (i == 0 || r.heads[i] != 0) running = Op::identity(), magnitude = 0, terms = 0;
+        if (r.kind == ScanKind::exclusive) expected.push_back(running);
+        if (r.kind == ScanKind::exclusive) tolerance.push_back((terms + 1) * magnitude);
+        running = op(running, x[i]);
+        magnitude += std::fabs(static_cast<double>(x[i]));
+        ++terms;
+        if (r.kind == ScanKind::inclusive) expected.push_back(running);
+        if (r.kind == ScanKind::inclusive) tolerance.push_back((terms + 1) * magnitude);
+      }
+      break;
+    }
+  }
+  return expected;
+}
+
+/// The right answer to `r` as an array of its type (expected_output), for a report.
+inline HostArray expected_array(const Request& r) {
+  return visit_type_op(r.type, r.op, [&](auto type, auto op) {
+    using T = typename decltype(type)::type;
+    std::size_t count = 0;
+    std::vector<double> tolerance;
+    const std::vector<T> expected = expected_output<T>(r, op, count, tolerance);
+    HostArray a(r.type, expected.size());
+    std::copy(expected.begin(), expected.end(), a.as<T>());
+    return a;
+  });
+}
+
 /// "" if `out` is the right answer to `r`, else what is wrong (the first wrong element).
 inline std::string check_result(const Request& r, const Result& out) {
   return visit_type_op(r.type, r.op, [&](auto type, auto op) -> std::string {
     using T = typename decltype(type)::type;
-    const T* x = static_cast<const T*>(r.input);
-    const std::size_t n = r.n;
-    std::vector<T> expected;
-    std::size_t expected_count = n;
+    std::size_t expected_count = 0;
     std::vector<double> tolerance;  // segmented float add only
-    switch (r.app) {
-      case App::compact:
-      case App::compact_single_pass:
-      case App::partition:
-      case App::partition_single_pass:
-      case App::compact_persistent:
-      case App::partition_persistent: {
-        const T pivot = static_cast<T>(r.pivot);
-        const auto keep = [&](T v) { return v < pivot; };
-        std::copy_if(x, x + n, std::back_inserter(expected), keep);
-        expected_count = expected.size();
-        if (r.app == App::partition || r.app == App::partition_single_pass || r.app == App::partition_persistent) {
-          std::copy_if(x, x + n, std::back_inserter(expected), [&](T v) { return !keep(v); });
-        }
-        break;
-      }
-      case App::radix_sort:
-        expected.assign(x, x + n);
-        std::stable_sort(expected.begin(), expected.end());
-        break;
-      case App::allocate:
-        for (std::size_t i = 0; i < n; ++i) expected.insert(expected.end(), static_cast<std::size_t>(x[i]), static_cast<T>(i));
-        expected_count = expected.size();
-        break;
-      case App::segmented_scan: {
-        using Op = decltype(op);
-        T running = Op::identity();
-        double magnitude = 0;
-        std::size_t terms = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-          if (i == 0 || r.heads[i] != 0) running = Op::identity(), magnitude = 0, terms = 0;
-          if (r.kind == ScanKind::exclusive) expected.push_back(running);
-          if (r.kind == ScanKind::exclusive) tolerance.push_back((terms + 1) * magnitude);
-          running = op(running, x[i]);
-          magnitude += std::fabs(static_cast<double>(x[i]));
-          ++terms;
-          if (r.kind == ScanKind::inclusive) expected.push_back(running);
-          if (r.kind == ScanKind::inclusive) tolerance.push_back((terms + 1) * magnitude);
-        }
-        break;
-      }
-    }
+    const std::vector<T> expected = expected_output<T>(r, op, expected_count, tolerance);
     if (out.count != expected_count) {
       return "the count is " + std::to_string(out.count) + ", expected " + std::to_string(expected_count);
     }

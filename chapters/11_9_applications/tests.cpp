@@ -6,14 +6,21 @@
 // against the sequential algorithm (app_check.hpp); outputs start poisoned.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <cstring>
+#include <optional>
 #include <random>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "app_check.hpp"
 #include "apps.hpp"
 #include "scanlab/error.hpp"
+#include "scanlab/explain.hpp"
 #include "scanlab/testing.hpp"
 
 #if defined(SCANLAB_LINKED_CPU)
@@ -44,16 +51,129 @@ bool on_gpu() {
     }                                                                      \
   } while (0)
 
-/// Runs `r` and returns "" or what went wrong, with the size and where to look.
+// For the segmented scan's smallest failing case: the same head flags, run again as an int64 add scan of
+// x[i] = 16^i (one run per 16 inputs, explain.hpp's windows), so that each element of y says which inputs
+// it combines; an element that differs from its segment's x[head .. i] is shown as ranges ("x[2..5]:
+// x[2..3] should not be in it"). The other applications output elements, not combinations of them: the
+// first wrong one says it.
+std::string segments_as_ranges(const Request& failing) {
+  namespace ex = grading::explain;
+  const std::optional<ex::Encoding> e = ex::encoding_for(failing.n);
+  if (!e) return "";
+  Request r = failing;
+  r.type = DType::int64;
+  r.op = OpKind::add;
+  std::vector<ex::Counts> y(r.n, ex::Counts(r.n));
+  for (std::size_t run_index = 0; run_index < e->runs(); ++run_index) {
+    std::vector<std::int64_t> x(r.n);
+    for (std::size_t i = 0; i < r.n; ++i) x[i] = static_cast<std::int64_t>(ex::encoded_input(*e, run_index, i));
+    r.input = x.data();
+    Result out;
+    try {
+      out = run(r);
+    } catch (const std::exception&) {
+      return "";
+    }
+    if (out.output.size() != r.n * sizeof(std::int64_t)) return "";
+    for (std::size_t i = 0; i < r.n; ++i) {
+      std::uint64_t v;
+      std::memcpy(&v, out.output.data() + i * sizeof v, sizeof v);
+      const ex::Counts c = ex::counts(v, *e, run_index);
+      for (std::size_t j = 0; j < r.n; ++j) y[i][j] += c[j];
+    }
+  }
+  std::vector<std::string> lines;
+  std::size_t head = 0;
+  for (std::size_t i = 0; i < r.n; ++i) {
+    if (r.heads[i] != 0) head = i;
+    ex::Counts want(r.n);
+    for (std::size_t j = head; j < (r.kind == ScanKind::inclusive ? i + 1 : i); ++j) want[j] = 1;
+    const ex::Counts& got = y[i];
+    if (got != want) {
+      lines.push_back("y[" + std::to_string(i) + "] holds " + ex::show_counts(got) + ", it should hold " +
+                      ex::show_counts(want) + " (its segment starts at x[" + std::to_string(head) +
+                      "]): " + ex::show_difference(got, want));
+    }
+  }
+  if (lines.empty()) return "";
+  std::string shown = "\nWhere it goes wrong (n = " + std::to_string(r.n) + " run again as an int64 add " +
+                      name(r.kind) + " segmented scan of x[i] = 16^i" +
+                      (e->runs() > 1 ? " (in " + std::to_string(e->runs()) + " runs of 16 inputs)" : "") +
+                      " with the same head flags, so that each value says which inputs it combines), in the output y:";
+  for (std::size_t k = 0; k < lines.size() && k < 3; ++k) shown += "\n    " + lines[k];
+  if (lines.size() > 3) shown += "\n    (and " + std::to_string(lines.size() - 3) + " more elements of y)";
+  return shown;
+}
+
+// After a wrong answer (issue 37), once per application: the shortest prefix of the same input (and head
+// flags, and pivot) that is still answered wrong, at the sizes the scans' shrink tries and then (up to
+// explain::kMaxInputs) the failing size itself (within 3 s), shown in full with what is wrong at that
+// size. A prefix of an input is an input of every application.
+std::string smallest_failure(const Request& failing) {
+  static std::set<App> explained;
+  if (!explained.insert(failing.app).second) return "";
+  std::vector<std::size_t> sizes;
+  for (std::size_t m : grading::explain::kShrinkSizes) {
+    if (m < failing.n) sizes.push_back(m);
+  }
+  if (failing.n <= grading::explain::kMaxInputs) sizes.push_back(failing.n);
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t m : sizes) {
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(3)) break;
+    Request r = failing;
+    r.n = m;
+    std::string error;
+    Result out;
+    try {
+      out = run(r);
+      error = check_result(r, out);
+    } catch (const std::exception&) {
+      return "";  // an error tells its own story
+    }
+    if (error.empty()) continue;
+    namespace ex = grading::explain;
+    const std::size_t bytes = size_of(r.type);
+    HostArray x(r.type, m), got(r.type, out.output.size() / bytes);
+    std::memcpy(x.data(), r.input, x.bytes());
+    std::memcpy(got.data(), out.output.data(), got.bytes());
+    const HostArray expected = expected_array(r);
+    std::size_t wrong = std::max(got.size(), expected.size()) - std::min(got.size(), expected.size());
+    for (std::size_t i = 0; i < std::min(got.size(), expected.size()); ++i) {
+      wrong += std::memcmp(got.as<unsigned char>() + i * bytes, expected.as<unsigned char>() + i * bytes, bytes) != 0;
+    }
+    std::string shown = "\nThe smallest failing case found: n = " + std::to_string(m) + ", x = the first " +
+                        std::to_string(m) + " elements of this input\n  x        " + ex::show_elements(x, m) +
+                        "\n  expected " + ex::show_elements(expected, expected.size()) + "\n  got      " +
+                        ex::show_elements(got, got.size()) + "\n  (" + std::to_string(wrong) + " of " +
+                        std::to_string(expected.size()) + " elements wrong)\n  " + error;
+    if (r.app == App::segmented_scan) {
+      HostArray heads(DType::uint32, m);
+      std::memcpy(heads.data(), r.heads, heads.bytes());
+      shown += "\n  heads    " + ex::show_elements(heads, m) + segments_as_ranges(r);
+    } else if (r.app != App::radix_sort && r.app != App::allocate) {
+      std::ostringstream pivot;
+      pivot << r.pivot;
+      shown += "\n  kept: the elements x < " + pivot.str();
+    }
+    return shown;
+  }
+  return "";
+}
+
+/// Runs `r` and returns "" or what went wrong, with the size and where to look, and after a wrong answer
+/// the smallest failing case.
 std::string check(const Request& r, const std::string& what) {
   std::string error;
+  bool threw = false;
   try {
     error = check_result(r, run(r));
   } catch (const std::exception& e) {
     error = std::string("error: ") + e.what();
+    threw = true;
   }
   if (error.empty()) return "";
-  return what + ", n = " + std::to_string(r.n) + ": " + error + " (look at " + SCANLAB_SOURCE_HINT + ")";
+  return what + ", n = " + std::to_string(r.n) + ": " + error + " (look at " + SCANLAB_SOURCE_HINT + ")" +
+         (threw ? "" : grading::timed_explanation([&] { return smallest_failure(r); }));
 }
 
 // Sizes: edges of warps (32), one-element-per-thread blocks (256), single-pass tiles (2048: 8-byte

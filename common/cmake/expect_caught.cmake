@@ -20,6 +20,10 @@
 # as operator counts and traces), and a `PROPERTY: <name>[, <name>...]` line names the properties of
 # the rubric it must fail (`python3 -m scanlab_lab rubric-check`); ALL_PROPERTIES=ON (an untouched stub):
 # every one. Only the tests that decide those properties run (rubric_check.cmake's filter).
+# A `SHRINKS: n <= <max>` line checks issue 37's bars on the mutant's first explained failure: the
+# smallest failing case found has at most <max> elements, the report names the first step that differs
+# (the barrier, the tile or the output elements), and the shrink and explanation took under 10 s
+# (SCANLAB_EXPLAIN_TIMES makes the grader say how long).
 if(NOT DEFINED TIMEOUT)
   set(TIMEOUT 600)
 endif()
@@ -31,6 +35,7 @@ endif()
 set(expect "")
 set(must_fail "")
 set(forbid "")
+set(shrinks "")
 if(ALL_PROPERTIES)
   set(must_fail "--all")  # a stub: every property of the rubric fails (0 points)
 endif()
@@ -48,6 +53,10 @@ if(DEFINED PATCH)
   endif()
   if(preamble MATCHES "\nFORBID: ([^\n]*)")
     set(forbid "${CMAKE_MATCH_1}")
+  endif()
+  if(preamble MATCHES "\nSHRINKS: n <= ([0-9]+)")
+    set(shrinks "${CMAKE_MATCH_1}")
+    set(ENV{SCANLAB_EXPLAIN_TIMES} 1)
   endif()
 endif()
 # Only the tests of the properties the mutant must fail run (a spinning mutant spends the watchdog's
@@ -96,6 +105,25 @@ elseif(rc EQUAL 1 AND failed_count GREATER 0)
     message(STATUS "mutant ${MUTANT} caught by ${failed_count} failing test lines, saying '${expect}'${lost}")
   else()
     message(STATUS "mutant ${MUTANT} caught by ${failed_count} failing test lines, e.g. ${first}${lost}")
+  endif()
+  if(shrinks)
+    # GoogleTest prints the failure once escaped ("\n" for a newline) and once as lines: read either.
+    string(REPLACE "\\n" "\n" report "${out}")
+    if(NOT report MATCHES "The smallest failing case found: n = ([0-9]+)")
+      message(FATAL_ERROR "mutant ${MUTANT}: no smallest failing case in the report (its SHRINKS line).\n${out}")
+    endif()
+    set(n "${CMAKE_MATCH_1}")
+    if(n GREATER shrinks)
+      message(FATAL_ERROR "mutant ${MUTANT}: the smallest failing case found has n = ${n}, more than its SHRINKS "
+                          "line's ${shrinks}.\n${out}")
+    endif()
+    if(NOT report MATCHES "\n(Where it|Its shared memory|Each level's in-block scan)[^\n]*\n +[^\n ]")
+      message(FATAL_ERROR "mutant ${MUTANT}: the report names no step where the kernel goes wrong.\n${out}")
+    endif()
+    if(NOT report MATCHES "the shrink and the explanation took ([0-9]+) ms" OR CMAKE_MATCH_1 GREATER_EQUAL 10000)
+      message(FATAL_ERROR "mutant ${MUTANT}: the shrink and explanation took 10 s or more (or said nothing).\n${out}")
+    endif()
+    message(STATUS "mutant ${MUTANT}: shrunk to n = ${n}, a step named, explained in ${CMAKE_MATCH_1} ms")
   endif()
 else()
   message(FATAL_ERROR "mutant ${MUTANT} NOT caught cleanly (exit status ${rc}, ${failed_count} failed "

@@ -5,7 +5,7 @@ Each chapters/<folder>/{mutants,valid}/<name>.patch is applied (GNU patch, no fu
 solutions/<folder>/ and diffed again with as few context lines as leave every hunk unambiguous: one
 line where the hunk's old text (context and removed lines) stands only once in the solution file,
 else two, else three. The preamble becomes the description on one line, then its `EXPECT:`,
-`FORBID:` and `PROPERTY:` lines as they are.
+`FORBID:`, `PROPERTY:` and `SHRINKS:` lines as they are.
 
 Run it after changing a solution (a patch that still applies, perhaps at an offset, comes out
 exact again), or after writing a new patch with `diff -u` (see common/cmake/scanlab.cmake). A patch
@@ -32,11 +32,11 @@ def split_patch(text):
     return text[:match.start()], text[match.start():]
 
 
-KEYS = ("EXPECT: ", "FORBID: ", "PROPERTY: ")  # the preamble's lines that expect_caught.cmake reads
+KEYS = ("EXPECT: ", "FORBID: ", "PROPERTY: ", "SHRINKS: ")  # the preamble's lines that expect_caught.cmake reads
 
 
 def one_line_preamble(preamble):
-    """The description joined into one line, then the EXPECT, FORBID and PROPERTY lines (if any)."""
+    """The description joined into one line, then the EXPECT, FORBID, PROPERTY and SHRINKS lines (if any)."""
     lines = preamble.splitlines()
     keyed = [line for line in lines if line.startswith(KEYS)]
     words = " ".join(line.strip() for line in lines if not line.startswith(KEYS)).split()

@@ -278,7 +278,8 @@ endfunction()
 #
 # A patch is a unified diff against solutions/<DIR>/ (file names a/<file>, b/<file>), after a preamble:
 # one line that says what the variant does, then for a mutant optionally one `EXPECT: <regex>` line
-# and a `PROPERTY: <name>` line (the property of grading.toml's rubric it must fail).
+# and a `PROPERTY: <name>` line (the property of grading.toml's rubric it must fail), and a
+# `SHRINKS: n <= <max>` line (issue 37's bars, checked on its report: expect_caught.cmake).
 # To make one: copy the solution file somewhere, edit it, and run (from the repository root)
 #   diff -u --label a/<file> --label b/<file> solutions/<DIR>/<file> <edited copy> >> chapters/<DIR>/mutants/<name>.patch
 # after writing the preamble into that .patch (a new patch needs no other change: the folders are
@@ -535,6 +536,27 @@ function(scanlab_add_cli_cuda_case program section)
                          "this build has no cuda backend: reconfigure with -DSCANLAB_BACKENDS=cuda.cpu"
                          --backend cuda --reps 0)
   endif()
+endfunction()
+
+# --explain on a failing kernel (issue 37): the section program `section` (its folder `dir`) built on
+# the kernel library of its mutant `mutant`, which it links itself (our own known-wrong kernel: no runner
+# needed), must fail the case its arguments (ARGN) give, exit status 1, and print what the grader shows
+# after it: stdout must match `expect` (the smallest failing case, the first step that differs).
+function(scanlab_add_explain_cli_test section dir mutant expect)
+  string(REPLACE "." "_" us "${section}")
+  set(lib scanlab_${us}_mutant_${mutant}_cpu)
+  if(NOT TARGET ${lib} OR NOT SCANLAB_BUILD_TESTS)
+    return()
+  endif()
+  set(program scanlab_${us}_explain_${mutant})
+  add_executable(${program} "${PROJECT_SOURCE_DIR}/chapters/${dir}/main.cpp")
+  target_include_directories(${program} PRIVATE "${PROJECT_SOURCE_DIR}/chapters/${dir}")
+  scanlab_link_kernels(${program} ${lib})
+  string(JOIN "," args ${ARGN})
+  add_test(NAME "${section}.cli.explain_${mutant}"
+           COMMAND "${CMAKE_COMMAND}" "-DPROGRAM=$<TARGET_FILE:${program}>" "-DARGS=${args}" -DRC=1 -DEXPECT=
+                   "-DSTDOUT=${expect}" ${SCANLAB_EMULATOR_ARG} -P "${SCANLAB_CMAKE_DIR}/expect_cli.cmake")
+  set_tests_properties("${section}.cli.explain_${mutant}" PROPERTIES LABELS "cli;${section}" TIMEOUT 120)
 endfunction()
 
 # gtest_discover_tests with several labels. Its PROPERTIES argument cannot carry a list (only the first

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <sstream>
 
@@ -45,9 +46,12 @@ std::string range(std::size_t first, std::size_t last) {
   return "x[" + std::to_string(first) + (first == last ? "" : ".." + std::to_string(last)) + "]";
 }
 
-// The runs of consecutive indices where `pick` holds, as ranges joined by ", ".
+// What a range is, after it ("(tile 1)"); nothing by default.
+using Note = std::function<std::string(std::size_t, std::size_t)>;
+
+// The runs of consecutive indices where `pick` holds, as ranges joined by ", ", each with its note.
 template <class Pick>
-std::string runs(std::size_t n, Pick pick) {
+std::string runs(std::size_t n, Pick pick, const Note& note = nullptr) {
   std::string out;
   for (std::size_t i = 0; i < n;) {
     if (!pick(i)) {
@@ -56,7 +60,7 @@ std::string runs(std::size_t n, Pick pick) {
     }
     std::size_t j = i;
     while (j + 1 < n && pick(j + 1)) ++j;
-    out += (out.empty() ? "" : ", ") + range(i, j);
+    out += (out.empty() ? "" : ", ") + range(i, j) + (note ? note(i, j) : "");
     i = j + 1;
   }
   return out;
@@ -83,12 +87,15 @@ std::string show_counts(const Counts& c) {
   return out + extra;
 }
 
-std::string show_difference(const Counts& got, const Counts& want) {
+namespace {
+
+// show_difference, each range with its note.
+std::string difference(const Counts& got, const Counts& want, const Note& note) {
   const std::size_t n = std::min(got.size(), want.size());
   std::vector<std::string> parts;
-  const std::string missing = runs(n, [&](std::size_t i) { return got[i] < want[i]; });
+  const std::string missing = runs(n, [&](std::size_t i) { return got[i] < want[i]; }, note);
   if (!missing.empty()) parts.push_back(missing + " is missing");
-  const std::string stray = runs(n, [&](std::size_t i) { return want[i] == 0 && got[i] == 1; });
+  const std::string stray = runs(n, [&](std::size_t i) { return want[i] == 0 && got[i] == 1; }, note);
   if (!stray.empty()) parts.push_back(stray + " should not be in it");
   std::vector<unsigned> often;
   for (std::size_t i = 0; i < n; ++i) {
@@ -98,12 +105,17 @@ std::string show_difference(const Counts& got, const Counts& want) {
   }
   std::sort(often.begin(), often.end());
   for (unsigned k : often) {
-    parts.push_back(runs(n, [&](std::size_t i) { return got[i] == k && want[i] < k; }) + " is counted " + times(k));
+    parts.push_back(runs(n, [&](std::size_t i) { return got[i] == k && want[i] < k; }, note) + " is counted " +
+                    times(k));
   }
   std::string out;
   for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
   return out;
 }
+
+}  // namespace
+
+std::string show_difference(const Counts& got, const Counts& want) { return difference(got, want, nullptr); }
 
 namespace {
 
@@ -507,11 +519,18 @@ struct Run {
   std::vector<std::int64_t> y;
 };
 
-Run run_traced(const Algorithm& algorithm, OpKind op, ScanKind kind, const std::vector<std::int64_t>& x) {
+// In place: y starts as a copy of x and is the input too (an element never written then still holds
+// its input).
+Run run_traced(const Algorithm& algorithm, OpKind op, ScanKind kind, const std::vector<std::int64_t>& x,
+               bool in_place = false) {
   Run run;
-  run.y.assign(x.size(), -1);
-  RunResult r =
-      algorithm.run(RunRequest{{DType::int64, op, kind, x.size(), false}, x.data(), run.y.data(), 0, true});
+  if (in_place) {
+    run.y = x;
+  } else {
+    run.y.assign(x.size(), -1);
+  }
+  RunResult r = algorithm.run(RunRequest{{DType::int64, op, kind, x.size(), in_place},
+                                         in_place ? run.y.data() : x.data(), run.y.data(), 0, true});
   run.launches = std::move(r.launches);
   return run;
 }
@@ -636,9 +655,119 @@ std::string op_difference(const std::vector<std::vector<Snapshot>>& add_frames,
   return lines.empty() ? "" : "\n  in the output y:" + show_lines(lines, "of y");
 }
 
+// ---- per-tile models: Sec. 11.7's domino and 11.8's decoupled look-back -----------------------------
+// Each block scans one tile of T consecutive inputs and combines it with a prefix from the tiles before
+// it: the carry its predecessor passes on (11.7: running[b] = carry (+) the predecessor's section
+// total), or what its look-back gives (11.8: the nearest predecessor's inclusive PREFIX and the
+// AGGREGATEs of the tiles after it). So tile b covers x[bT .. bT + T - 1], must receive x[0 .. bT - 1],
+// and passes on x[0 .. bT + T - 1]. What a tile received is in its elements of y: the inputs before the
+// tile in its first written element. The first tile whose prefix is wrong is where the chain broke.
+enum class Tiles { none, domino, lookback };
+
+Tiles tiles_of(std::string_view algorithm) {
+  if (algorithm.rfind("single_pass", 0) == 0) return Tiles::domino;
+  if (algorithm.rfind("decoupled_lookback", 0) == 0) return Tiles::lookback;
+  return Tiles::none;
+}
+
+// The elements of one tile, T, from the trace of block 0 (the emulator traces only that one): the
+// range of inputs its traced shared values combine (its warp totals, its own tile's inputs only: the
+// whole tile in the last one scanned, or all of them together) is a whole tile, or the last, partial
+// one, n - (g - 1) T, of a grid of g = ceil(n / T) blocks. 0 when the runs trace nothing, the kernel
+// launched more than once or no T agrees with both.
+std::size_t tile_size(const std::vector<Run>& runs, const Encoding& e) {
+  if (runs.front().launches.size() != 1) return 0;
+  std::optional<std::pair<std::size_t, std::size_t>> span;  // the first and last input block 0 combines
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    for (const TraceFrame& f : runs[r].launches.at(0).trace) {
+      if (f.block != 0) continue;
+      for (const std::string& v : f.values) {
+        if (v == "?") continue;
+        U value = 0;
+        try {
+          value = static_cast<U>(std::stoll(v));
+        } catch (const std::exception&) {
+          continue;
+        }
+        const Counts c = counts(value, e, r);
+        for (std::size_t i = 0; i < c.size(); ++i) {
+          if (c[i] == 0) continue;
+          span = span ? std::pair{std::min(span->first, i), std::max(span->second, i)} : std::pair{i, i};
+        }
+      }
+    }
+  }
+  const std::size_t g = runs.front().launches[0].grid_blocks, threads = runs.front().launches[0].block_threads;
+  if (!span || g < 2 || threads == 0) return 0;
+  const std::size_t s = span->second - span->first + 1;
+  const auto fits = [&](std::size_t tile) { return tile % threads == 0 && (e.n + tile - 1) / tile == g; };
+  if (fits(s)) return s;  // block 0 scanned a whole tile
+  if ((e.n - s) % (g - 1) == 0 && fits((e.n - s) / (g - 1))) return (e.n - s) / (g - 1);  // the last one
+  return 0;
+}
+
+// The first tile whose prefix (the inputs before it in its first written element of y) is not all the
+// inputs before it, as a few lines; "" when every tile received the right one.
+std::string tile_report(Tiles model, std::size_t tile, const std::vector<Counts>& y, const std::vector<bool>& written) {
+  const std::size_t n = y.size(), tiles = (n + tile - 1) / tile;
+  const auto name = [&](std::size_t b) {
+    return "tile " + std::to_string(b) + " (" + range(b * tile, std::min(n, b * tile + tile) - 1) + ")";
+  };
+  // "(tile 1)", "(tiles 0..1)" for whole tiles, "(in tile 1)" for part of one.
+  const Note note = [&](std::size_t first, std::size_t last) {
+    const std::size_t a = first / tile, b = last / tile;
+    const bool whole = first % tile == 0 && (last + 1 == n || (last + 1) % tile == 0);
+    const std::string which =
+        a == b ? "tile " + std::to_string(a) : "tiles " + std::to_string(a) + ".." + std::to_string(b);
+    return std::string(" (") + (whole ? "" : "in ") + which + ")";
+  };
+  for (std::size_t b = 0; b < tiles; ++b) {
+    const std::size_t first = b * tile, last = std::min(n, first + tile) - 1;
+    std::size_t i = first;
+    while (i <= last && !written[i]) ++i;
+    if (i > last) {
+      return "\n  " + name(b) + " was never written: no block stored its elements (does the grid have a block for "
+             "every tile, ceil(n / " + std::to_string(tile) + ")?)";
+    }
+    Counts got(n), want(n);
+    for (std::size_t j = 0; j < first; ++j) {
+      got[j] = y[i][j];
+      want[j] = 1;
+    }
+    if (got == want) continue;
+    const std::string received = model == Tiles::domino ? "the carry it received" : "the prefix its look-back gave";
+    std::string out = "\n  " + name(b) + ": " + received + " (the inputs before the tile in y[" + std::to_string(i) +
+                      "]) covers " + show_counts(got) + ", it should cover " + show_counts(want) + ": " +
+                      difference(got, want, note);
+    if (model == Tiles::lookback) {
+      out += "\n  the tiles before it received the right prefixes, so what its look-back combined is wrong: the "
+             "nearest predecessor's inclusive PREFIX (its prefix combined with its own AGGREGATE) and the AGGREGATEs "
+             "of the tiles after that one, in order, make " + range(0, first - 1);
+      // Only tile b - 1's own inputs missing: the value tile b read from it left out its aggregate.
+      Counts own(n);
+      for (std::size_t j = first - tile; j < first; ++j) own[j] = 1;
+      if (got + own == want) {
+        out += "; only tile " + std::to_string(b - 1) + "'s own elements are missing, so the PREFIX it published "
+               "is its prefix without its own AGGREGATE";
+      }
+    } else if (b == 1) {
+      out += "\n  tile 0 has no predecessor: the running total it passes on (running[1]) must be its own section's "
+             "total, " + range(0, first - 1);
+    } else {
+      out += "\n  " + name(b - 1) + " received the right carry, " + range(0, first - tile - 1) +
+             ", so the running total it passed on (running[" + std::to_string(b) + "]) is wrong: it must be that "
+             "carry combined with its own section's total, " + range(0, first - 1);
+    }
+    return out;
+  }
+  return "";
+}
+
 }  // namespace
 
-std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::size_t n, OpKind op) {
+// where_it_went_wrong, also for a case that failed in place (y == x).
+static std::string where_went_wrong(const Algorithm& algorithm, ScanKind kind, std::size_t n, OpKind op,
+                                    bool in_place) {
   const std::optional<Encoding> e = encoding_for(n);
   if (!e) return "";
   try {
@@ -647,11 +776,26 @@ std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::
     for (std::size_t r = 0; r < e->runs(); ++r) {
       std::vector<std::int64_t> x(n);
       for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<std::int64_t>(encoded_input(*e, r, i));
-      runs.push_back(run_traced(algorithm, OpKind::add, kind, x));
+      runs.push_back(run_traced(algorithm, OpKind::add, kind, x, in_place));
       if (runs.back().launches.size() != runs.front().launches.size()) return "";
     }
-    if (runs.front().launches.empty()) return "";  // the cuda backend traces nothing
-    const std::string run = "n = " + std::to_string(n) + " run again as an int64 add " + name(kind) +
+    // Never written: still the poison of the run's output (kPoisonByte in every byte), or the -1 that
+    // run_traced put there, in every run; no sum of inputs is either.
+    std::int64_t poison;
+    std::memset(&poison, kPoisonByte, sizeof poison);
+    std::vector<bool> written(n, false);
+    for (const Run& r : runs) {
+      for (std::size_t i = 0; i < n; ++i) written[i] = written[i] || (r.y[i] != -1 && r.y[i] != poison);
+    }
+    if (runs.front().launches.empty()) {
+      // The cuda backend traces nothing; the cpu backend launched nothing.
+      if (std::find(written.begin(), written.end(), true) != written.end()) return "";
+      return "\nWhere it goes wrong: n = " + std::to_string(n) + " run again, no element of y was written and no "
+             "kernel traced anything: was a kernel launched at all, with a grid that has a block for every "
+             "element (ceil(n / elements per block), not n / elements per block)?";
+    }
+    const std::string run = "n = " + std::to_string(n) + " run again" + (in_place ? " in place (y == x)" : "") +
+                            " as an int64 add " + name(kind) +
                             " scan of x[i] = 16^i" +
                             (e->runs() > 1 ? " (in " + std::to_string(e->runs()) +
                                                  " runs of 16 inputs: x[i] = 16^(i - 16 w) in run w, 0 elsewhere)"
@@ -698,17 +842,9 @@ std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::
     std::vector<Counts> y(n, Counts(n));
     std::vector<std::string> lines;
     for (std::size_t i = 0; i < n; ++i) {
-      // Never written: still the poison of the run's output (kPoisonByte in every byte), or the -1 that
-      // run_traced put there, in every run; no sum of inputs is either.
-      bool written = false;
-      for (std::size_t r = 0; r < runs.size(); ++r) {
-        y[i] = y[i] + counts(static_cast<U>(runs[r].y[i]), *e, r);
-        std::int64_t poison;
-        std::memset(&poison, kPoisonByte, sizeof poison);
-        written = written || (runs[r].y[i] != -1 && runs[r].y[i] != poison);
-      }
+      for (std::size_t r = 0; r < runs.size(); ++r) y[i] = y[i] + counts(static_cast<U>(runs[r].y[i]), *e, r);
       const Counts want = prefix(*e, kind, i);
-      if (!written) {
+      if (!written[i]) {
         lines.push_back(describe("y[" + std::to_string(i) + "]", std::nullopt, want));
       } else if (y[i] != want) {
         lines.push_back(describe("y[" + std::to_string(i) + "]", y[i], want));
@@ -717,6 +853,18 @@ std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::
     if (!lines.empty()) {
       // (No kind's words here, such as "race": the report classifies a failure by its text,
       // tools/scanlab_lab/diagnose.py.)
+      if (const Tiles model = tiles_of(algorithm.name); model != Tiles::none) {
+        const std::size_t tile = tile_size(runs, *e);
+        const std::string found = tile > 0 && tile < n ? tile_report(model, tile, y, written) : "";
+        if (!found.empty()) {
+          return "\nWhere it goes wrong, tile by tile (" + run + "; one block scans each tile of " +
+                 std::to_string(tile) + " inputs, tile b must receive x[0 .. " + std::to_string(tile) +
+                 " b - 1] from the tiles before it" +
+                 (model == Tiles::domino ? ", as the carry its predecessor passes on"
+                                         : ", from its look-back over its predecessors' published values") +
+                 "):" + found + "\n  in the output y:" + show_lines(lines, "of y");
+        }
+      }
       if (hierarchical && modelled) {
         return "\nEach level's in-block scan (" + run + ") holds what the book's algorithm says at every barrier, "
                "so the error is in step 3, where each section adds the scanned block sums of the sections before it "
@@ -736,7 +884,7 @@ std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::
     // The add scan is right at every step: the operator's order, or + in its place.
     std::vector<std::int64_t> x(n);
     for (std::size_t i = 0; i < n; ++i) x[i] = std::int64_t{1} << i;
-    const Run op_run = run_traced(algorithm, op, kind, x);
+    const Run op_run = run_traced(algorithm, op, kind, x, in_place);
     const std::string found = op_difference(add_frames, add_model, y, op_run, op, n);
     if (found.empty()) return "";
     return "\nWhere it goes wrong: its add scan (" + run + ") is right at every step, and n = " + std::to_string(n) +
@@ -745,6 +893,10 @@ std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::
   } catch (const std::exception&) {
   }
   return "";
+}
+
+std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::size_t n, OpKind op) {
+  return where_went_wrong(algorithm, kind, n, op, false);
 }
 
 // ---- the smallest failing case (issue 37, item 1) -----------------------------------------------------
@@ -782,6 +934,14 @@ std::string show_elements(const T* a, std::size_t n) {
   return out.str();
 }
 
+}  // namespace
+
+std::string show_elements(const HostArray& a, std::size_t n) {
+  return visit_type(a.type(), [&](auto t) { return show_elements(a.as<typename decltype(t)::type>(), n); });
+}
+
+namespace {
+
 // The case in full: the input, what the scan should give, what the kernel gave.
 std::string show_case(const ScanProblem& p, const HostArray& input, const HostArray& output, Simple kind,
                       const VerifyResult& v) {
@@ -795,6 +955,11 @@ std::string show_case(const ScanProblem& p, const HostArray& input, const HostAr
         << show_elements(input.as<T>(), p.n) << "\n  expected " << show_elements(expected.data(), p.n)
         << "\n  got      " << show_elements(output.as<T>(), p.n) << "\n  (" << v.wrong << " of " << p.n
         << " elements wrong)";
+    // Past the 16 shown, the first wrong element as the check words it ("element 512 of 513 is ...").
+    const std::size_t at = v.message.find(": element ");
+    if (p.n > 16 && at != std::string::npos) {
+      out << "\n  first wrong: " << v.message.substr(at + 2, v.message.find(';', at) - at - 2);
+    }
     return out.str();
   });
 }
@@ -803,11 +968,17 @@ std::string show_case(const ScanProblem& p, const HostArray& input, const HostAr
 
 std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& failing, std::uint64_t seed) {
   const auto start = std::chrono::steady_clock::now();
-  int runs = 0;
+  // The sizes below the failing one, then (when it is small enough to explain) the failing size itself:
+  // its seeded input is the one that failed, so its case is shown in full even when nothing is smaller.
+  std::vector<std::size_t> sizes;
   for (std::size_t n : kShrinkSizes) {
-    if (n >= failing.n) break;
+    if (n < failing.n) sizes.push_back(n);
+  }
+  if (failing.n <= kMaxInputs) sizes.push_back(failing.n);
+  int runs = 0;
+  for (std::size_t n : sizes) {
     for (Simple kind : {Simple::ones, Simple::counting, Simple::seeded}) {
-      if (++runs > 40 || std::chrono::steady_clock::now() - start > std::chrono::seconds(1)) return "";
+      if (++runs > 120 || std::chrono::steady_clock::now() - start > std::chrono::seconds(3)) return "";
       ScanProblem problem = failing;
       problem.n = n;
       const HostArray input = simple_input(problem.type, problem.op, n, kind, seed);
@@ -820,13 +991,22 @@ std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& fail
         return "";
       }
       const VerifyResult v = verify_scan(problem, input.data(), output.data());
-      if (!v.passed) {
-        return show_case(problem, input, output, kind, v) +
-               where_it_went_wrong(algorithm, problem.kind, n, problem.op);
+      if (v.passed) continue;
+      std::string where = where_went_wrong(algorithm, problem.kind, n, problem.op, problem.in_place);
+      // A bug that needs large values (a narrowing type) hides in the small sums of a few x[i] = 16^i:
+      // 16 inputs reach 16^15, past 32 bits.
+      constexpr std::size_t kLarge = 16;
+      if (where.empty() && n < kLarge && (algorithm.max_n == 0 || algorithm.max_n >= kLarge)) {
+        where = where_went_wrong(algorithm, problem.kind, kLarge, problem.op, problem.in_place);
+        if (!where.empty()) {
+          where = "\n(Its add scan of x[i] = 16^i is right at n = " + std::to_string(n) + ", where the values stay "
+                  "small; at n = " + std::to_string(kLarge) + " they pass 2^32:)" + where;
+        }
       }
+      return show_case(problem, input, output, kind, v) + where;
     }
   }
-  return where_it_went_wrong(algorithm, failing.kind, failing.n, failing.op);
+  return where_went_wrong(algorithm, failing.kind, failing.n, failing.op, failing.in_place);
 }
 
 

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <deque>
 #include <random>
 #include <set>
@@ -94,8 +96,32 @@ bool first_explanation(const Algorithm& algorithm) {
   return done.insert(std::string(algorithm.name)).second;
 }
 
+// Time spent on explanations that found nothing since the last one that found something (or the start
+// of a grading test): a failure explained with the small-section variant, after the kernel's own shrink
+// found nothing, took both.
+std::chrono::steady_clock::duration unreported_explaining{};
+
+}  // namespace
+
+std::string timed_explanation(const std::function<std::string()>& explain) {
+  const auto start = std::chrono::steady_clock::now();
+  std::string found = explain();
+  unreported_explaining += std::chrono::steady_clock::now() - start;
+  if (found.empty()) return "";
+  if (std::getenv("SCANLAB_EXPLAIN_TIMES") != nullptr) {
+    found += "\n(the shrink and the explanation took " +
+             std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(unreported_explaining).count()) +
+             " ms)";
+  }
+  unreported_explaining = {};
+  return found;
+}
+
+namespace {
+
 std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& failing, std::uint64_t seed) {
-  return first_explanation(algorithm) ? explain::smallest_failure(algorithm, failing, seed) : "";
+  if (!first_explanation(algorithm)) return "";
+  return timed_explanation([&] { return explain::smallest_failure(algorithm, failing, seed); });
 }
 
 }  // namespace
@@ -143,38 +169,41 @@ namespace {
 std::string smallest_race(const Algorithm& algorithm, DType type, OpKind op, ScanKind kind, std::size_t n,
                           std::uint64_t seed) {
   if (!first_explanation(algorithm)) return "";
-  const auto start = std::chrono::steady_clock::now();
-  int runs = 0;
-  for (std::size_t m : explain::kShrinkSizes) {
-    if (m >= n || ++runs > 15 || std::chrono::steady_clock::now() - start > std::chrono::seconds(1)) break;
-    const HostArray input = make_input(type, op, m, seed);
-    HostArray output(type, m);
-    try {
-      if (!compare_thread_orders(algorithm, RunRequest{{type, op, kind, m, false}, input.data(), output.data()}, seed)
-               .empty()) {
-        n = m;
+  return timed_explanation([&] {
+    const auto start = std::chrono::steady_clock::now();
+    int runs = 0;
+    for (std::size_t m : explain::kShrinkSizes) {
+      if (m >= n || ++runs > 15 || std::chrono::steady_clock::now() - start > std::chrono::seconds(1)) break;
+      const HostArray input = make_input(type, op, m, seed);
+      HostArray output(type, m);
+      try {
+        if (!compare_thread_orders(algorithm, RunRequest{{type, op, kind, m, false}, input.data(), output.data()}, seed)
+                 .empty()) {
+          n = m;
+          break;
+        }
+      } catch (const std::exception&) {
         break;
       }
-    } catch (const std::exception&) {
-      break;
     }
-  }
-  const emu::Settings saved = emu::settings();
-  std::string found;
-  for (const emu::Order order : {emu::Order::reverse, emu::Order::random}) {
-    emu::settings().thread_order = order;
-    emu::settings().seed = seed;
-    found = explain::where_it_went_wrong(algorithm, kind, n, op);
-    if (!found.empty()) {
-      found = "\nThe smallest size found where the output changes with the order of the threads: n = " +
-              std::to_string(n) + "; with the threads of each step run in " + emu::order_name(order) +
-              " order (SCANLAB_EMU_THREAD_ORDER=" + emu::order_name(order) +
-              (order == emu::Order::random ? " SCANLAB_EMU_SEED=" + std::to_string(seed) : std::string()) + "):" + found;
-      break;
+    const emu::Settings saved = emu::settings();
+    std::string found;
+    for (const emu::Order order : {emu::Order::reverse, emu::Order::random}) {
+      emu::settings().thread_order = order;
+      emu::settings().seed = seed;
+      found = explain::where_it_went_wrong(algorithm, kind, n, op);
+      if (!found.empty()) {
+        found = "\nThe smallest size found where the output changes with the order of the threads: n = " +
+                std::to_string(n) + "; with the threads of each step run in " + emu::order_name(order) +
+                " order (SCANLAB_EMU_THREAD_ORDER=" + emu::order_name(order) +
+                (order == emu::Order::random ? " SCANLAB_EMU_SEED=" + std::to_string(seed) : std::string()) + "):" +
+                found;
+        break;
+      }
     }
-  }
-  emu::settings() = saved;
-  return found;
+    emu::settings() = saved;
+    return found;
+  });
 }
 #endif
 
@@ -288,7 +317,8 @@ std::string small_sections_explanation(const AlgorithmTable* table, const Algori
       continue;
     }
     if (!first_explanation(small)) return "";
-    const std::string found = explain::smallest_failure(small, ScanProblem{type, op, kind, n, false}, 1);
+    const std::string found =
+        timed_explanation([&] { return explain::smallest_failure(small, ScanProblem{type, op, kind, n, false}, 1); });
     if (found.empty()) return "";
     return "\nThe same kernels with small sections (" + name + ": " + std::string(small.summary) + ") fail too:" + found;
   }
@@ -305,6 +335,7 @@ class GradingTest : public ::testing::Test {
     SCANLAB_SKIP_IF_UNAVAILABLE(table_);
     const auto sizes = grading_sizes(algorithm_.max_n, options_.large);
     blocks_hint("", {});  // forget the waits of earlier tests
+    unreported_explaining = {};  // and the time earlier tests spent explaining
     bool ran = true;
     std::size_t failed_n = 0;
     std::string failure = check_sizes(algorithm_, type_, op_, kind_, sizes, false, 1, &ran, &failed_n);

@@ -568,6 +568,10 @@ TEST(Grading, SmallestFailingCaseIsShownInFull) {
   EXPECT_NE(failure.find("\nThe smallest failing case found: n = 3, x = all ones\n  x        [1, 1, 1]\n"
                          "  expected [1, 2, 3]\n  got      [1, 2, 4]\n  (1 of 3 elements wrong)"),
             std::string::npos) << failure;
+  // Nothing smaller fails: the failing size itself, with the simplest input that still fails.
+  const std::string at_3 = scanlab::grading::check_sizes({"counts_x1_twice_at_3", "", "", 0, run}, scanlab::DType::int32,
+                                                         scanlab::OpKind::add, scanlab::ScanKind::inclusive, {3});
+  EXPECT_NE(at_3.find("\nThe smallest failing case found: n = 3, x = all ones\n"), std::string::npos) << at_3;
 }
 
 // ---- where it went wrong (explain.hpp, issue 37 item 2) ---------------------------------------------
@@ -580,8 +584,8 @@ TEST(Grading, ExplainShowsValuesAsRangesOfInputs) {
   EXPECT_EQ(e.runs(), 1u);
   EXPECT_EQ(ex::encoding_for(33)->runs(), 3u);
   EXPECT_EQ(ex::encoding_for(64)->runs(), 4u);
-  EXPECT_EQ(ex::encoding_for(512)->runs(), 32u);
-  EXPECT_FALSE(ex::encoding_for(513));
+  EXPECT_EQ(ex::encoding_for(1024)->runs(), 64u);
+  EXPECT_FALSE(ex::encoding_for(1025));
   EXPECT_FALSE(ex::encoding_for(0));
   EXPECT_EQ(ex::counts(0x21110, e), (std::vector<unsigned>{0, 1, 1, 1, 2, 0}));
   const ex::Encoding e20 = *ex::encoding_for(20);
@@ -749,7 +753,7 @@ TEST(Grading, ExplainRunsTheKernelOnceMoreTraced) {
                 "value in shared memory says which inputs it combines):"
                 "\n  after the step with stride 1 (traced at the barrier at kogge_stone.cuh:85):"
                 "\n    XY[2] holds x[0..2], it should hold x[1..2]: x[0] should not be in it", 0), 0u);
-  EXPECT_EQ(ex::where_it_went_wrong(racy, scanlab::ScanKind::inclusive, 513), "");  // too many to count
+  EXPECT_EQ(ex::where_it_went_wrong(racy, scanlab::ScanKind::inclusive, 1025), "");  // too many to count
 
   const scanlab::Algorithm right{"kogge_stone", "", "", 0, &traced_kogge_stone<Way::right>};
   for (std::size_t n : {1u, 5u, 16u, 17u, 64u}) {
@@ -782,6 +786,73 @@ TEST(Grading, ExplainRunsTheKernelOnceMoreTraced) {
             "\n    XY[2] combines x[1..2] (the add scan says so), so with last it should be x[2]; it is x[1]: the "
             "operands are combined in the wrong order, op(later, earlier), where the scan needs op(earlier, later) "
             "(last keeps its right operand)");
+}
+
+namespace {
+
+// A tiled scan in the shape of 11.7's domino and 11.8's look-back: blocks of 2 threads, tiles of 4 inputs;
+// block 0 traces its tile's total ("warp_totals"), as those kernels do. `wrong_tile` receives the carry
+// that tile `wrong_tile` - 1 would pass on if it published its own total only (11.7's publishes_own_total);
+// `tail` > 0 leaves the last `tail` elements unwritten.
+template <std::size_t wrong_tile, std::size_t tail = 0>
+scanlab::RunResult traced_tiles(const scanlab::RunRequest& r) {
+  constexpr std::size_t kTile = 4;
+  const auto* x = static_cast<const std::int64_t*>(r.input);
+  auto* y = static_cast<std::int64_t*>(r.output);
+  const std::size_t n = r.problem.n, tiles = (n + kTile - 1) / kTile;
+  std::int64_t running = 0, previous_total = 0;
+  std::int64_t tile0_total = 0;
+  for (std::size_t b = 0; b < tiles; ++b) {
+    const std::int64_t carry = b == wrong_tile ? previous_total : running;
+    std::int64_t total = 0;
+    for (std::size_t i = b * kTile; i < std::min(n, b * kTile + kTile); ++i) {
+      total += x[i];
+      if (i + tail < n) y[i] = carry + total;
+    }
+    if (b == 0) tile0_total = total;
+    running += total;
+    previous_total = total;
+  }
+  scanlab::RunResult result;
+  if (r.trace) {
+    scanlab::LaunchStats launch = trace_of({{std::to_string(tile0_total)}}, "warp_totals");
+    launch.grid_blocks = static_cast<std::uint32_t>(tiles);
+    launch.block_threads = 2;
+    result.launches.push_back(launch);
+  }
+  return result;
+}
+
+}  // namespace
+
+// 11.7 and 11.8: the first tile whose prefix (the inputs before it in its first element of y) is wrong,
+// its missing inputs named by tile, and what the tile before it passed on; a tile never written says so.
+TEST(Grading, ExplainNamesTheFirstTileWithAWrongPrefix) {
+  const scanlab::Algorithm domino{"single_pass", "", "", 0, &traced_tiles<2>};
+  EXPECT_EQ(ex::where_it_went_wrong(domino, scanlab::ScanKind::inclusive, 9),
+            "\nWhere it goes wrong, tile by tile (n = 9 run again as an int64 add inclusive scan of x[i] = 16^i; one "
+            "block scans each tile of 4 inputs, tile b must receive x[0 .. 4 b - 1] from the tiles before it, as the "
+            "carry its predecessor passes on):"
+            "\n  tile 2 (x[8]): the carry it received (the inputs before the tile in y[8]) covers x[4..7], it should "
+            "cover x[0..7]: x[0..3] (tile 0) is missing"
+            "\n  tile 1 (x[4..7]) received the right carry, x[0..3], so the running total it passed on (running[2]) is "
+            "wrong: it must be that carry combined with its own section's total, x[0..7]"
+            "\n  in the output y:"
+            "\n    y[8] holds x[4..8], it should hold x[0..8]: x[0..3] is missing");
+  // The same in the look-back's words; 40 inputs (three runs of 16) with tile 0 scanned by block 0.
+  const scanlab::Algorithm lookback{"decoupled_lookback", "", "", 0, &traced_tiles<3>};
+  const std::string found = ex::where_it_went_wrong(lookback, scanlab::ScanKind::inclusive, 40);
+  EXPECT_NE(found.find("\n  tile 3 (x[12..15]): the prefix its look-back gave (the inputs before the tile in y[12]) "
+                       "covers x[8..11], it should cover x[0..11]: x[0..7] (tiles 0..1) is missing"
+                       "\n  the tiles before it received the right prefixes, so what its look-back combined is "
+                       "wrong"), std::string::npos) << found;
+  // The right kernel: nothing to say; a tile never written.
+  const scanlab::Algorithm right{"single_pass", "", "", 0, &traced_tiles<99>};
+  EXPECT_EQ(ex::where_it_went_wrong(right, scanlab::ScanKind::inclusive, 9), "");
+  const scanlab::Algorithm short_grid{"single_pass", "", "", 0, &traced_tiles<99, 1>};
+  EXPECT_NE(ex::where_it_went_wrong(short_grid, scanlab::ScanKind::inclusive, 9)
+                .find("\n  tile 2 (x[8]) was never written: no block stored its elements"),
+            std::string::npos);
 }
 
 // ---- trace_labels: each traced step named by its stride or phase, from x[i] = 2^i ------------------

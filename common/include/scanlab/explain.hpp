@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "scanlab/algorithm.hpp"
+#include "scanlab/inputs.hpp"
 
 namespace scanlab::grading::explain {
 
@@ -34,8 +35,9 @@ struct Encoding {
   std::size_t runs() const { return (n + per_run - 1) / per_run; }
 };
 
-/// The largest n explained: 32 runs of 16 inputs (a small-section variant of 11.7 fails from 257 on).
-inline constexpr std::size_t kMaxInputs = 512;
+/// The largest n explained: 64 runs of 16 inputs (a wrong carry of 11.7's small-section variant, 256
+/// elements a section, needs three sections: 513 inputs).
+inline constexpr std::size_t kMaxInputs = 1024;
 
 /// The encoding for n inputs, or nothing when n is 0 or larger than kMaxInputs.
 std::optional<Encoding> encoding_for(std::size_t n);
@@ -88,24 +90,30 @@ std::string compare(const std::vector<Snapshot>& model, const std::vector<Snapsh
 
 /// Runs `algorithm` once more, traced, as an add scan (`kind`) of n encoded inputs, and says where it
 /// first leaves the book's algorithm: the first barrier where its shared memory differs from the model
-/// (11.2's Fig. 11.3 and double buffer, 11.4, 11.5), else the first wrong elements of y as ranges
-/// (every scan). When the add scan is right at every step and `op` is not add, runs it once more with
+/// (11.2's Fig. 11.3 and double buffer, 11.4, 11.5), for a tiled scan (11.7's domino, 11.8's look-back)
+/// the first tile whose prefix is wrong ("tile 2 (x[512]): the carry it received ... covers x[256..511],
+/// it should cover x[0..511]: x[0..255] (tile 0) is missing") and what the tile before it passed on, else
+/// the first wrong elements of y as ranges (every scan); a launch that wrote nothing says so. When the add scan is right at every step and `op` is not add, runs it once more with
 /// `op` on x[i] = 2^i and says which input each element holds where it differs ("the operands are
 /// combined in the wrong order"). "" when n is too large, the backend traces nothing (cuda) or all is
 /// right. Never throws.
 std::string where_it_went_wrong(const Algorithm& algorithm, ScanKind kind, std::size_t n, OpKind op = OpKind::add);
+
+/// The first 16 elements of `a` (`n` of them, of its type), "[1, 2, 3]", then a count of the rest: how the
+/// smallest failing case shows its arrays.
+std::string show_elements(const HostArray& a, std::size_t n);
 
 /// The sizes the shrink tries, ascending: around the edges a kernel's structure has (a warp, a block,
 /// a section).
 inline constexpr std::size_t kShrinkSizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 16, 31, 32, 33, 63, 64, 65, 127, 128, 129,
                                                255, 256, 257, 511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049};
 
-/// After a wrong output of `failing`: within a budget (1 s, 40 runs), the first case smaller than it
-/// that still gives a wrong output, in full ("The smallest failing case found: n = 3, x = all ones",
-/// its input, the expected and the actual output; the tests' seeded inputs use `seed`), then
-/// where_it_went_wrong for that case (or `failing` itself when nothing smaller fails). "" when nothing
-/// smaller fails and there is nothing to explain; stops at a run that ends in an error (a hang or a
-/// memory error tells its own story).
+/// After a wrong output of `failing`: within a budget (3 s, 120 runs: three inputs at each size), the
+/// first case smaller than it that still gives a wrong output, in full ("The smallest failing case
+/// found: n = 3, x = all ones", its input, the expected and the actual output, past 16 elements the
+/// first wrong one; the tests' seeded inputs use `seed`), then where_it_went_wrong for that case (or
+/// `failing` itself when nothing smaller fails). "" when nothing smaller fails and there is nothing to
+/// explain; stops at a run that ends in an error (a hang or a memory error tells its own story).
 std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& failing, std::uint64_t seed);
 
 }  // namespace scanlab::grading::explain

@@ -36,6 +36,11 @@ RunResult run_add_int32(const Algorithm& algorithm, const std::vector<std::int32
 /// Why this backend cannot run here (no GPU), or nothing.
 std::optional<std::string> unavailable(const AlgorithmTable& table);
 
+/// What `explain` says (a failure's smallest case and where it went wrong, issue 37), and with
+/// SCANLAB_EXPLAIN_TIMES set (expect_caught.cmake, for a mutant whose patch has a SHRINKS line) how long
+/// it and the explanations before it that found nothing took, in a line of its own.
+std::string timed_explanation(const std::function<std::string()>& explain);
+
 /// Runs `algorithm` on a fresh seeded input of each size and returns "" if every output verifies,
 /// else the first failure's message (with the size and what to look at). When `ran` is given, it
 /// says whether the run behind that failure ended (a wrong output) or did not (an error: an
