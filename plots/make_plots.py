@@ -1243,9 +1243,10 @@ SECTION_FIGURES = {
                                            "CUB and Thrust",
                                            ("decoupled_lookback", "cub_inclusive_sum", "thrust_inclusive_scan",
                                             "memcpy")),
-    "multi_gpu_bandwidth": Figure("h100x2_sections_multi_gpu_2026-11-27.csv", "int32", "Scan across 2 GPUs (11.10) against "
-                                  "one GPU's persistent scan (11.8)",
-                                  ("carry", "reduce_then_scan", "persistent_pipelined"), over="persistent_pipelined"),
+    "multi_gpu_bandwidth": Figure("h200x2_sections_multi_gpu_look_back_2026-11-27.csv", "int32", "Scan across 2 GPUs "
+                                  "(11.10) against one GPU's persistent scan (11.8)",
+                                  ("carry", "reduce_then_scan", "look_back", "persistent_pipelined"),
+                                  over="persistent_pipelined"),
 }
 # Section 11.9 against CUB (bandwidth_applications): the run, and the applications of each panel with
 # their CUB counterpart first. Their GB/s counts the bytes each job must move (compaction: n read and
