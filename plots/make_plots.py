@@ -1277,7 +1277,8 @@ LABEL_OF = {
     "partition_persistent": "partition, persistent on 11.8's ring (11.9)",
     "partition_single_pass": "partition, one launch (11.9)", "partition": "partition, three steps (11.9)",
     "segmented_scan": "segmented scan, one launch (11.9)", "carry": "carry, 2 GPUs (11.10)",
-    "reduce_then_scan": "reduce, then scan, 2 GPUs (11.10)", "cub_select_if": "CUB DeviceSelect::If",
+    "reduce_then_scan": "reduce, then scan, 2 GPUs (11.10)", "look_back": "look-back across 2 GPUs (11.10)",
+    "cub_select_if": "CUB DeviceSelect::If",
     "cub_partition_if": "CUB DevicePartition::If", "cub_inclusive_sum_by_key": "CUB InclusiveSumByKey",
 }
 LEGEND_SIZE = 10  # points: at least 10 px on a page that shows the figure at about 850 px
@@ -1455,7 +1456,7 @@ def comparison_figure(run, dtype, algorithms, title, over=None, missing=()):
     for a in algorithms:
         draw_points(ax, a, {n: r.gbps for n, r in run.points(a, dtype).items()})
     log_ticks(ax)
-    ax.legend(fontsize=LEGEND_SIZE, loc="upper left", framealpha=0.9)
+    ax.legend(fontsize=LEGEND_SIZE, loc="best", framealpha=0.9)
     apart, off = [], []
     for k, (reference, what, kind) in enumerate(refs):
         below = fig.add_subplot(grid[1, k], sharex=ax)
