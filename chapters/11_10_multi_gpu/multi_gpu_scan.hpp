@@ -100,7 +100,7 @@ class MultiGpuScan {
   }
 
   int devices() const { return devices_; }
-  /// Elements on GPU g: its piece, or (look_back) its dealt tiles.
+  /// Elements on GPU g: its piece, or (look_back) its runs.
   std::size_t piece_size(int g) const {
     if (way_ == Way::look_back) return dealt_size(n_, g, devices_, run_);
     return piece_start(n_, g + 1, devices_) - piece_start(n_, g, devices_);
@@ -108,8 +108,9 @@ class MultiGpuScan {
   /// Bytes of GPU memory the largest piece needs (input, output, 11.8's workspace).
   static std::size_t bytes_per_device(std::size_t n, int devices, bool in_place, Way way = Way::carry,
                                       unsigned run = 0) {
+    // (GPU 0 holds the most: the first piece, or the first run)
     const std::size_t m = way == Way::look_back ? dealt_size(n, 0, devices, run > 0 ? run : kLookBackRun)
-                                                : ceil_div(n, static_cast<std::size_t>(devices));  // (GPU 0: the most)
+                                                : ceil_div(n, static_cast<std::size_t>(devices));
     return (in_place ? 1 : 2) * m * sizeof(T) + PieceScan<T, Op>::workspace_bytes(m);
   }
 
@@ -119,7 +120,7 @@ class MultiGpuScan {
       DeviceScope on(g);
       Part& p = *parts_[g];
       if (p.m > 0 && way_ == Way::look_back) {
-        p.in.upload(deal_tiles(host, g).data());
+        p.in.upload(runs_of(host, g).data());
       } else if (p.m > 0) {
         p.in.upload(host + piece_start(n_, g, devices_));  // (DeviceBuffer copies all of it)
       }
@@ -134,7 +135,7 @@ class MultiGpuScan {
       if (p.m > 0 && way_ == Way::look_back) {
         std::vector<T> mine(p.m);
         p.output_buffer().download(mine.data());
-        for_each_dealt_tile(g, [&](std::size_t whole, std::size_t local, std::size_t count) {
+        for_each_run(g, [&](std::size_t whole, std::size_t local, std::size_t count) {
           std::copy_n(mine.data() + local, count, host + whole);
         });
       } else if (p.m > 0) {
@@ -215,26 +216,26 @@ class MultiGpuScan {
   /// Elements of an n-element array dealt out in runs of `run` tiles to `devices` GPUs that land on GPU g:
   /// its whole runs, and the short last run if it is g's.
   static std::size_t dealt_size(std::size_t n, int g, int devices, unsigned run) {
-    const std::size_t tile = PieceScan<T, Op>::dealt_tile() * run, tiles = ceil_div(n, tile);
+    const std::size_t length = PieceScan<T, Op>::dealt_tile() * run, runs = ceil_div(n, length);
     const std::size_t G = static_cast<std::size_t>(devices), mine = static_cast<std::size_t>(g);
-    if (tiles <= mine) return 0;
-    const std::size_t count = (tiles - mine + G - 1) / G;  // tiles g, g + G, ...
-    const bool has_last = (tiles - 1) % G == mine;
-    return count * tile - (has_last ? tiles * tile - n : 0);
+    if (runs <= mine) return 0;
+    const std::size_t count = (runs - mine + G - 1) / G;  // runs g, g + G, ...
+    const bool has_last = (runs - 1) % G == mine;
+    return count * length - (has_last ? runs * length - n : 0);
   }
   /// f(whole, local, count) for each of GPU g's runs: its first element in the whole array and on the GPU,
   /// and its elements.
   template <class F>
-  void for_each_dealt_tile(int g, F f) const {
-    const std::size_t tile = PieceScan<T, Op>::dealt_tile() * run_, G = static_cast<std::size_t>(devices_);
-    for (std::size_t t = static_cast<std::size_t>(g), local = 0; t * tile < n_; t += G, local += tile) {
-      f(t * tile, local, std::min(tile, n_ - t * tile));
+  void for_each_run(int g, F f) const {
+    const std::size_t length = PieceScan<T, Op>::dealt_tile() * run_, G = static_cast<std::size_t>(devices_);
+    for (std::size_t r = static_cast<std::size_t>(g), local = 0; r * length < n_; r += G, local += length) {
+      f(r * length, local, std::min(length, n_ - r * length));
     }
   }
-  /// GPU g's dealt tiles of the host array, one after another.
-  std::vector<T> deal_tiles(const T* host, int g) const {
+  /// GPU g's runs of the host array, one after another.
+  std::vector<T> runs_of(const T* host, int g) const {
     std::vector<T> mine(parts_[g]->m);
-    for_each_dealt_tile(g, [&](std::size_t whole, std::size_t local, std::size_t count) {
+    for_each_run(g, [&](std::size_t whole, std::size_t local, std::size_t count) {
       std::copy_n(host + whole, count, mine.data() + local);
     });
     return mine;
