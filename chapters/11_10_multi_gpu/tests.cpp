@@ -7,6 +7,7 @@
 // it has, at most that many (a machine without a GPU shows these tests as skipped).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,30 @@ TEST(Section11_10, OnEveryDeviceThereIs) {
   for (const Algorithm& algorithm : table().algorithms) {
     EXPECT_EQ(grading::check_sizes(algorithm, DType::int64, OpKind::add, ScanKind::inclusive, {1, 1000, 100003}), "")
         << algorithm.name << "; see " << SCANLAB_SOURCE_HINT;
+  }
+}
+
+// The look-back across GPUs in runs of other lengths than the default (SCANLAB_LOOKBACK_RUN): one tile
+// (every tile's status its own) and three (the status of a run's last tile stands for its run), on 2 and 3
+// devices, at sizes of more than 32 runs, so that a look-back steps over more than one window of runs.
+TEST(LookBack, RunLengths) {
+  SCANLAB_SKIP_IF_UNAVAILABLE(test_table());
+  struct RunLength {  // SCANLAB_LOOKBACK_RUN for one pass of the loop
+    explicit RunLength(unsigned run) { setenv("SCANLAB_LOOKBACK_RUN", std::to_string(run).c_str(), 1); }
+    ~RunLength() { unsetenv("SCANLAB_LOOKBACK_RUN"); }
+  };
+  for (const unsigned run : {1u, 3u}) {
+    const RunLength length(run);
+    for (const int devices : {2, 3}) {
+      const std::string name = "look_back_on_" + std::to_string(devices);
+      const Algorithm algorithm = grading::algorithm_named(test_table(), name);
+      const std::size_t tile = on_gpu() ? 8192 : 2048;  // int32
+      const std::vector<std::size_t> sizes = {run * tile - 1, 40 * run * tile + 7};
+      for (const ScanKind kind : kAllKinds) {
+        EXPECT_EQ(grading::check_sizes(algorithm, DType::int32, OpKind::add, kind, sizes, true), "")
+            << name << " runs of " << run << " tiles " << scanlab::name(kind);
+      }
+    }
   }
 }
 

@@ -281,38 +281,95 @@ __device__ __forceinline__ T shared_value(unsigned long long* slot, unsigned lan
 
 // ---- the look-back -------------------------------------------------------------------------------
 
+/// One step of a look-back, in every lane of the calling warp: each lane reads the status of whole tile
+/// `at` (none where at < 0: the lane keeps `fill` as its status), all wait until every lane has one, and
+/// the window's combination (the nearest PREFIX and the AGGREGATEs after it) goes to the LEFT of
+/// `exclusive`. Returns whether the window held a PREFIX (then `exclusive` is complete).
+/// With `runs`, `at` numbers a run (read_run_status), not a tile.
+template <class T, class Op>
+__device__ __forceinline__ bool look_back_step(const TileStatusArray& status, Op op, unsigned lane, long long at,
+                                               bool runs, TileStatus<T> fill, T& exclusive) {
+  TileStatus<T> s = fill;
+  for (unsigned tries = 0;; ++tries) {
+    if (at >= 0) {
+      const auto i = static_cast<unsigned long long>(at);
+      s = runs ? read_run_status<T>(status, i) : read_whole_status<T>(status, i);
+    }
+    if (__all_sync(kFullWarp, s.flag != kNotPublished)) break;
+#if defined(SCANLAB_BACKEND_CUDA)
+    if (tries == (1u << 26)) __trap();  // a tile that never publishes: stop rather than hang
+#else
+    (void)tries;
+#endif
+  }
+  const unsigned prefixes = __ballot_sync(kFullWarp, s.flag == kPrefix);
+  const int nearest = prefixes != 0 ? highest_lane(prefixes) : 0;
+  const T mine = static_cast<int>(lane) >= nearest ? s.value : Op::identity();
+  const T window = __shfl_sync(kFullWarp, warp_reduce_in_order(mine, op, lane), 0);
+  exclusive = op(window, exclusive);  // earlier tiles on the left
+  return prefixes != 0;
+}
+
+/// With tiles dealt out in runs (ends_run): the look-back over the tiles of tile `tile`'s own run before
+/// it, in every lane. Returns whether it found a PREFIX among them; `exclusive` gets what it combined (the
+/// tile's exclusive prefix if it found one, else the combination of the run's tiles before it). Waits only
+/// for AGGREGATEs of the run, which its tiles' reducers publish without waiting for anything.
+template <class T, class Op>
+__device__ bool look_back_in_run(const TileStatusArray& status, unsigned tile, Op op, unsigned lane, T& exclusive) {
+  const long long whole = static_cast<long long>(whole_tile(status, tile));
+  const long long run_start = whole - static_cast<long long>(tile % status.run);
+  const TileStatus<T> before_run{kAggregate, Op::identity()};  // (no tile: the identity, not a prefix)
+  for (long long window_end = whole; window_end > run_start; window_end -= 32) {
+    const long long predecessor = window_end - 32 + static_cast<long long>(lane);
+    if (look_back_step<T>(status, op, lane, predecessor >= run_start ? predecessor : -1, false, before_run,
+                          exclusive)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /// The exclusive prefix of tile `tile` (> 0), in every lane of the calling warp: the nearest
 /// published PREFIX among its predecessors combined, in order, with the AGGREGATEs after it; 32
 /// predecessors per step (lane l reads tile window_end - 32 + l). The same algorithm as the
 /// exercise's look_back (decoupled_lookback.cuh), written here so this kernel does not depend on it.
 /// With a carry in (TileStatusArray::carry), tile 0 looks back too, and finds the carry as tile -1's
-/// PREFIX. With tiles dealt out to several GPUs, it looks back over the whole array's tiles, every GPU's.
+/// PREFIX. With tiles dealt out to several GPUs, it looks back over the whole array's tiles, every GPU's;
+/// in runs of several tiles, over its own run's tiles first (all on this GPU), then over the runs before it,
+/// one status per run (ends_run, read_run_status).
 template <class T, class Op>
 __device__ T look_back(const TileStatusArray& status, unsigned tile, Op op, unsigned lane) {
   T exclusive = Op::identity();
-  long long window_end = static_cast<long long>(whole_tile(status, tile));
-  for (;;) {
+  const bool by_runs = status.devices > 1 && status.run > 1;
+  if (by_runs && look_back_in_run(status, tile, op, lane, exclusive)) return exclusive;
+  const unsigned long long whole = whole_tile(status, tile);
+  // By tiles, or by runs: the run before the tile's own and the ones before it (read_run_status).
+  for (long long window_end = static_cast<long long>(by_runs ? whole / status.run : whole);; window_end -= 32) {
     const long long predecessor = window_end - 32 + static_cast<long long>(lane);
-    // Tiles before 0: the identity, as a prefix; tile -1 the carry, if the scan starts from one.
-    TileStatus<T> s{kPrefix, predecessor == -1 && status.carry != nullptr ? *static_cast<const T*>(status.carry)
-                                                                          : Op::identity()};
-    for (unsigned tries = 0;; ++tries) {
-      if (predecessor >= 0) s = read_whole_status<T>(status, static_cast<unsigned long long>(predecessor));
-      if (__all_sync(kFullWarp, s.flag != kNotPublished)) break;
-#if defined(SCANLAB_BACKEND_CUDA)
-      if (tries == (1u << 26)) __trap();  // a tile that never publishes: stop rather than hang
-#else
-      (void)tries;
-#endif
-    }
-    const unsigned prefixes = __ballot_sync(kFullWarp, s.flag == kPrefix);
-    const int nearest = prefixes != 0 ? highest_lane(prefixes) : 0;
-    const T mine = static_cast<int>(lane) >= nearest ? s.value : Op::identity();
-    const T window = __shfl_sync(kFullWarp, warp_reduce_in_order(mine, op, lane), 0);
-    exclusive = op(window, exclusive);  // earlier tiles on the left
-    if (prefixes != 0) return exclusive;
-    window_end -= 32;
+    // Tiles (runs) before 0: the identity, as a prefix; -1 the carry, if the scan starts from one.
+    const TileStatus<T> before_0{kPrefix, predecessor == -1 && status.carry != nullptr
+                                              ? *static_cast<const T*>(status.carry)
+                                              : Op::identity()};
+    if (look_back_step<T>(status, op, lane, predecessor, by_runs, before_0, exclusive)) return exclusive;
   }
+}
+
+/// With tiles dealt out in runs, the reducer of the tile that ends a run publishes the run's status in
+/// place of the tile's aggregate (`total`): the run's AGGREGATE, or its PREFIX if a tile of the run has
+/// published one. It waits only for the run's aggregates, never for a look-back, so the runs after it
+/// (on the other GPUs) pass it with one read however far behind the look-backs are.
+template <class T, class Op>
+__device__ __forceinline__ void publish_run_status(const TileStatusArray& status, unsigned tile, Op op, unsigned lane,
+                                                   T total) {
+  T before = Op::identity();
+  const bool prefix = look_back_in_run(status, tile, op, lane, before);
+  if (lane == 0) publish_status(status, tile, prefix ? kPrefix : kAggregate, op(before, total));
+}
+
+/// Whether a tile publishes its PREFIX once it has looked back: those numbered k * (prefix_mask + 1) (a
+/// test knob; 0: all), and always a tile whose status stands for its run (its run's PREFIX).
+__device__ __forceinline__ bool publishes_prefix(const TileStatusArray& status, unsigned tile, unsigned prefix_mask) {
+  return (tile & prefix_mask) == 0 || ends_run(status, tile);
 }
 
 
@@ -499,9 +556,11 @@ __device__ __forceinline__ void run_producer(const Ring& ring, const TileStatusA
 /// look-back, and later tiles' look-backs need this aggregate. Without this warp, every tile queued in
 /// a ring would hold up the look-backs of the tiles after it. `tile_total(stage, tile, count)` is the
 /// tile's aggregate, of type A, in every lane (`count`: the chunks in the stage, as chunk_at). With
-/// `Share`, the aggregate also goes to the look-back warp.
-template <class A, bool Share, class Ring, class TileTotal>
-__device__ __forceinline__ void run_reducer(const Ring& ring, const TileStatusArray& status, TileTotal tile_total) {
+/// `Share`, the aggregate also goes to the look-back warp. With tiles dealt out in runs, the tile that ends
+/// a run publishes its run's status instead (publish_run_status, under `op`).
+template <class A, bool Share, class Ring, class TileTotal, class Op>
+__device__ __forceinline__ void run_reducer(const Ring& ring, const TileStatusArray& status, TileTotal tile_total,
+                                            Op op) {
   const unsigned lane = ring.lane;
   [[maybe_unused]] const Trace trace = ring.trace;
   auto& w = *ring.words;
@@ -514,9 +573,10 @@ __device__ __forceinline__ void run_reducer(const Ring& ring, const TileStatusAr
       const A total = tile_total(ring.stage(s), tile, ring.copied_chunks(tile));
       if (lane == 0) {
         // Tile 0's aggregate is the PREFIX, unless the scan starts from a carry (then tile 0 looks back).
-        publish_status(status, tile, starts_scan(status, tile) ? kPrefix : kAggregate, total);
+        if (!ends_run(status, tile)) publish_status(status, tile, starts_scan(status, tile) ? kPrefix : kAggregate, total);
         if constexpr (Share) share_value(&w.stage_aggregate[s], total);
       }
+      if (ends_run(status, tile)) publish_run_status(status, tile, op, lane, total);
       SCANLAB_TRACE(tile, kAggregatePublished);
     }
     __syncwarp();
@@ -549,7 +609,9 @@ __device__ __forceinline__ void run_look_back_warp(const Ring& ring, const TileS
       A prefix = Op::identity();
       if (!starts_scan(status, tile)) {
         prefix = look_back<A>(status, tile, op, lane);
-        if (lane == 0 && (tile & prefix_mask) == 0) publish_status(status, tile, kPrefix, op(prefix, aggregate));
+        if (lane == 0 && publishes_prefix(status, tile, prefix_mask)) {
+          publish_status(status, tile, kPrefix, op(prefix, aggregate));
+        }
       }
       if (lane == 0) share_value(&w.prefix_value[round % Ring::kPrefixRing], prefix);
       SCANLAB_TRACE(tile, kPrefixPublished);
@@ -706,7 +768,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
       }
       return total;
     };
-    pl::run_reducer<T, LookBackWarp>(ring, status, tile_total);
+    pl::run_reducer<T, LookBackWarp>(ring, status, tile_total, op);
     return;
   }
 
@@ -788,7 +850,7 @@ __global__ void __launch_bounds__((Warps + (LookBackWarp ? 3 : 2)) * 32)  // per
         SCANLAB_TRACE(tile, pl::kLookBackStart);
         if (!lb::starts_scan(status, tile)) {  // (with a carry, tile 0 looks back to it)
           prefix = pl::look_back<T>(status, tile, op, lane);
-          if (lane == 0 && (tile & prefix_mask) == 0) {
+          if (lane == 0 && pl::publishes_prefix(status, tile, prefix_mask)) {
             lb::publish_status(status, tile, lb::kPrefix, op(prefix, tile_aggregate));
           }
         }

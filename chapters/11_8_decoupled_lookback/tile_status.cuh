@@ -83,6 +83,15 @@ SCANLAB_HD bool starts_scan(const TileStatusArray& s, unsigned tile) {
   return whole_tile(s, tile) == 0 && s.carry == nullptr;
 }
 
+/// Whether tile `tile`'s status stands for its whole run (tiles dealt out to several GPUs in runs of more
+/// than one tile, and this tile ends its run). Such a status is the run's: its AGGREGATE combines every tile
+/// of the run (published by the tile's reducer once the run's other tiles have published theirs), its
+/// PREFIX is everything up to the run's end. A look-back then passes an earlier run with one read, not one per tile: every other
+/// run is another GPU's, and each read of it is a round trip over NVLink.
+SCANLAB_HD bool ends_run(const TileStatusArray& s, unsigned tile) {
+  return s.devices > 1 && s.run > 1 && tile % s.run == s.run - 1;
+}
+
 /// Packs `value` with `flag` and `epoch` into its status words.
 template <class T>
 SCANLAB_HD void pack_status(T value, unsigned flag, unsigned epoch, unsigned long long (&words)[kStatusWords<T>]) {
@@ -189,6 +198,12 @@ __device__ __forceinline__ TileStatus<T> read_whole_status(const TileStatusArray
   const unsigned long long* owner = s.peers[r % s.devices];
   load_status_words(owner + ((r / s.devices) * s.run + whole % s.run) * kStatusWords<T>, words, true);
   return unpack_status<T>(words, s.epoch);
+}
+
+/// Reads the status of run `run` of the whole array (ends_run): its last tile's, where it lives.
+template <class T>
+__device__ __forceinline__ TileStatus<T> read_run_status(const TileStatusArray& s, unsigned long long run) {
+  return read_whole_status<T>(s, (run + 1) * s.run - 1);
 }
 
 /// Takes the next ticket of this launch (one thread): tickets are handed out in the order they are

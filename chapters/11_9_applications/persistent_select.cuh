@@ -123,7 +123,7 @@ __global__ void __launch_bounds__((Warps + 3) * 32)  // persistent_select_block_
       }
       return __shfl_sync(lb::kFullWarp, lb::warp_reduce_in_order(kept, add, lane), 0);
     };
-    pl::run_reducer<Count, true>(ring, status, tile_count);
+    pl::run_reducer<Count, true>(ring, status, tile_count, add);
     return;
   }
   if (warp == kLookBackWarp) {
