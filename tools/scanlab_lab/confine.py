@@ -7,7 +7,9 @@ unprivileged user namespaces) and the grader runs as the student's code's own us
 The program, and everything it starts, may write nothing but DIR (a fresh folder, its working
 directory and TMPDIR) and the devices it needs (/dev/null, the GPU's); it reads every file but the
 --hide paths (the solutions, the mutants); with Landlock's ABI 4 or later it opens no TCP connection,
-and with ABI 6 or later it sends no signal outside its own domain. Landlock also keeps it from
+and with ABI 6 or later it sends no signal outside its own domain. A seccomp filter refuses Unix
+sockets (Landlock lets a process connect to one: a Docker daemon the user may drive is a way out of
+any confinement), io_uring (which would open them past the filter) and every other system call ABI. Landlock also keeps it from
 ptrace and /proc/<pid>/mem of the checker. So the build, the checker binaries, grading.toml and the
 results stay as the grader wrote them: the only way the kernels' code reaches a verdict is its
 answers on the channel. Restrictions are inherited across exec and cannot be lifted.
@@ -37,6 +39,13 @@ FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE  # the rights a rule o
 NET_BIND_TCP, NET_CONNECT_TCP = 1, 2  # ABI 4
 SCOPE_ABSTRACT_UNIX, SCOPE_SIGNAL = 1, 2  # ABI 6
 
+# seccomp: the machine's own system call ABI and its numbers of socket() and io_uring_setup().
+ARCHES = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}
+IO_URING_SETUP, AF_UNIX, X32_BIT = 425, 1, 0x40000000
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+RET_ALLOW, RET_EACCES = 0x7FFF0000, 0x00050000 | 13
+LD_ABS, JEQ, JGE, RET = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ|K, BPF_JMP|JGE|K, BPF_RET|K
+
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 
@@ -49,6 +58,37 @@ class RulesetAttr(ctypes.Structure):
 class PathBeneath(ctypes.Structure):
     _pack_ = 1
     _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+class SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+
+class SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(SockFilter))]
+
+
+def refuse_unix_sockets():
+    """The seccomp filter (after no_new_privs): socket(AF_UNIX, ...), io_uring_setup, another ABI's
+    system calls (i386's int 0x80, x32) fail with EACCES; everything else is allowed. Jumps count the
+    instructions skipped."""
+    arch, socket_nr = ARCHES.get(os.uname().machine, (None, None))
+    if arch is None:
+        fail(f"no seccomp filter for {os.uname().machine}")
+    program = [(LD_ABS, 0, 0, 4),             # 0: the ABI
+               (JEQ, 0, 7, arch),             # 1: another: refuse
+               (LD_ABS, 0, 0, 0),             # 2: the system call's number
+               (JGE, 5, 0, X32_BIT),          # 3: x32: refuse
+               (JEQ, 4, 0, IO_URING_SETUP),   # 4: refuse
+               (JEQ, 0, 2, socket_nr),        # 5: not socket(): allow
+               (LD_ABS, 0, 0, 16),            # 6: socket's domain (the first argument's low half)
+               (JEQ, 1, 0, AF_UNIX),          # 7: a Unix socket: refuse
+               (RET, 0, 0, RET_ALLOW),        # 8
+               (RET, 0, 0, RET_EACCES)]       # 9
+    code = (SockFilter * len(program))(*[SockFilter(*i) for i in program])
+    prog = SockFprog(len(program), code)
+    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        fail(f"cannot set the seccomp filter: {os.strerror(ctypes.get_errno())}")
 
 
 def abi() -> int:
@@ -120,6 +160,7 @@ def confine(write_dir, hidden):
     if libc.syscall(RESTRICT_SELF, ruleset, ctypes.c_uint32(0)) != 0:
         fail(f"cannot confine: {os.strerror(ctypes.get_errno())}")
     os.close(ruleset)
+    refuse_unix_sockets()
 
 
 def main(argv):
@@ -143,6 +184,7 @@ def main(argv):
     confine(write_dir, hidden)
     os.chdir(write_dir)
     os.environ["TMPDIR"] = write_dir
+    os.environ["CUDA_CACHE_PATH"] = os.path.join(write_dir, "cuda-cache")  # the JIT cache (else in $HOME)
     try:
         os.execvp(argv[1], argv[1:])
     except OSError as e:

@@ -125,7 +125,7 @@ class Grading:
             # The kernels' only writable folder (Landlock), fresh for this grade and removed after it.
             tmp = tempfile.mkdtemp(prefix="scanlab-kernels-")
             box, self.confinement = sandbox.runner_box(self.root, self.bdir, tmp,
-                                                      os.path.join(self.root, "build", "grade-box.sh"))
+                                                      os.path.join(self.root, "build", "grade-box.sh"), confine_ways())
             if box:
                 env["SCANLAB_RUNNER_PREFIX"] = box
                 say(f"the student's kernels run {self.confinement}")
@@ -320,6 +320,17 @@ class Grading:
         with open(self.summary_path, "w", encoding="utf-8") as f:
             json.dump(summary, f, indent=2)
             f.write("\n")
+
+
+def confine_ways() -> List[str]:
+    """LAB_CONFINE: the one way to confine the student's kernels (bubblewrap or landlock; unset: the
+    first of them that works here)."""
+    way = os.environ.get("LAB_CONFINE", "").strip()
+    if not way:
+        return list(sandbox.WAYS)
+    if way not in sandbox.WAYS:
+        raise LabError(f"LAB_CONFINE must be {' or '.join(sandbox.WAYS)}, not '{way}'", 2)
+    return [way]
 
 
 def section_timeout() -> Optional[float]:

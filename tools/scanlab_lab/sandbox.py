@@ -190,7 +190,10 @@ def runner_box(root, bdir, tmp, path, ways=WAYS) -> tuple:
     probe = subprocess.run([python(), "-B", confine, "--probe"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                            universal_newlines=True) if "landlock" in ways else None
     if probe and probe.returncode == 0 and probe.stdout.strip() not in ("", "0"):
-        cmd = dropped(Limits(), None) + [python(), "-B", confine, "--write", tmp]
+        # No process limit: without a user namespace it would count every process of the grader's
+        # user (a desktop's browser threads too), and the emulator starts threads.
+        cmd = [c for c in dropped(Limits(), None) if not c.startswith("--nproc")]
+        cmd += [python(), "-B", confine, "--write", tmp]
         for hidden in hidden_paths(real):
             cmd += ["--hide", hidden]
         write_script(path, cmd + ["--"])

@@ -354,7 +354,11 @@ class Landlock(unittest.TestCase):
                 "  try:\n    print('read', repr(open(p).read()) if os.path.isfile(p) else os.listdir(p))\n"
                 "  except OSError as e:\n    print('refused', e.errno)\n"
                 f"for p in ('{root}/grading.toml', '{root}/build/grade/grade-summary.json', '{box}', '{root}/x'):\n"
-                "  try:\n    open(p, 'a')\n    print('wrote', p)\n  except OSError as e:\n    print('refused', e.errno)\n")
+                "  try:\n    open(p, 'a')\n    print('wrote', p)\n  except OSError as e:\n    print('refused', e.errno)\n"
+                "import socket\n"
+                "try:\n  socket.socket(socket.AF_UNIX).connect('/var/run/docker.sock')\n  print('wrote to a daemon')\n"
+                "except OSError as e:\n  print('refused', e.errno, 'EACCES' if e.errno == 13 else '')\n"
+                "s = socket.socket(socket.AF_INET)\nprint('inet socket ok')\n")
         r, w = os.pipe()
         try:
             p = subprocess.run([box, sandbox.python(), "-c", code.replace("@FD@", str(w))], stdout=subprocess.PIPE,
@@ -370,7 +374,9 @@ class Landlock(unittest.TestCase):
         self.assertIn(f"cwd: {os.path.realpath(tmp)} {os.path.realpath(tmp)}".encode(), p.stdout)
         self.assertNotIn(b"SECRET", p.stdout)
         self.assertNotIn(b"wrote", p.stdout)
-        self.assertEqual(p.stdout.count(b"refused"), 6, p.stdout)
+        self.assertEqual(p.stdout.count(b"refused"), 7, p.stdout)
+        self.assertIn(b"refused 13 EACCES", p.stdout)  # the Unix socket, by the seccomp filter
+        self.assertIn(b"inet socket ok", p.stdout)
         with open(os.path.join(tmp, "mine")) as f:
             self.assertEqual(f.read(), "ok")
         self.assertFalse(os.path.exists(os.path.join(root, "build", "grade", "grade-summary.json")))
