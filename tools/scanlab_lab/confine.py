@@ -181,6 +181,8 @@ def main(argv):
         fail("usage: --write DIR [--hide PATH]... -- PROGRAM [ARG]...")
     write_dir = os.path.realpath(write_dir)
     os.makedirs(write_dir, exist_ok=True)
+    if "/" in argv[1]:
+        argv[1] = os.path.abspath(argv[1])  # a path from the caller's folder, before the chdir below
     confine(write_dir, hidden)
     os.chdir(write_dir)
     os.environ["TMPDIR"] = write_dir
