@@ -124,12 +124,15 @@ class Grading:
         if self.confine and not env.get("SCANLAB_RUNNER_PREFIX"):
             # The kernels' only writable folder (Landlock), fresh for this grade and removed after it.
             tmp = tempfile.mkdtemp(prefix="scanlab-kernels-")
-            box, self.confinement = sandbox.runner_box(self.root, self.bdir, tmp,
-                                                      os.path.join(self.root, "build", "grade-box.sh"), confine_ways())
+            # The same script runs compute-sanitizer's runs of the student's program (./lab configures
+            # the grade build with it: SCANLAB_UNTRUSTED_PREFIX).
+            path = os.path.join(self.root, "build", "grade-box.sh")
+            box, self.confinement = sandbox.runner_box(self.root, self.bdir, tmp, path, confine_ways())
             if box:
                 env["SCANLAB_RUNNER_PREFIX"] = box
                 say(f"the student's kernels run {self.confinement}")
             else:
+                sandbox.write_script(path, [])  # runs its arguments as they are
                 warn(f"the student's kernels run {self.confinement}")
         try:
             return self.run_all_tests(built, where, env, backends)
