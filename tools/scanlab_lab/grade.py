@@ -122,15 +122,20 @@ class Grading:
             env["SCANLAB_REQUIRE_DEVICE"] = "1"
         tmp = None
         if self.confine and not env.get("SCANLAB_RUNNER_PREFIX"):
+            ways = confine_ways()
             # The kernels' only writable folder (Landlock), fresh for this grade and removed after it.
             tmp = tempfile.mkdtemp(prefix="scanlab-kernels-")
             # The same script runs compute-sanitizer's runs of the student's program (./lab configures
             # the grade build with it: SCANLAB_UNTRUSTED_PREFIX).
             path = os.path.join(self.root, "build", "grade-box.sh")
-            box, self.confinement = sandbox.runner_box(self.root, self.bdir, tmp, path, confine_ways())
+            box, self.confinement = sandbox.runner_box(self.root, self.bdir, tmp, path, ways)
             if box:
                 env["SCANLAB_RUNNER_PREFIX"] = box
                 say(f"the student's kernels run {self.confinement}")
+            elif os.environ.get("LAB_CONFINE", "").strip():
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise LabError(f"LAB_CONFINE={os.environ['LAB_CONFINE'].strip()} does not work here: the kernels "
+                               f"would run {self.confinement}", 2)
             else:
                 sandbox.write_script(path, [])  # runs its arguments as they are
                 warn(f"the student's kernels run {self.confinement}")

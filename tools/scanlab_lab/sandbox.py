@@ -187,9 +187,12 @@ def runner_box(root, bdir, tmp, path, ways=WAYS) -> tuple:
         box_script(path, real, os.path.realpath(bdir), shadows, Limits(), None, links)
         return path, "in bubblewrap's read-only sandbox (no network, the solutions hidden)"
     confine = os.path.join(os.path.dirname(os.path.abspath(__file__)), "confine.py")
+    # Landlock and the seccomp filter tried for real (a container's own filter may forbid either).
+    works = "landlock" in ways and subprocess.run([python(), "-B", confine, "--write", tmp, "--", "true"],
+                                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
     probe = subprocess.run([python(), "-B", confine, "--probe"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                           universal_newlines=True) if "landlock" in ways else None
-    if probe and probe.returncode == 0 and probe.stdout.strip() not in ("", "0"):
+                           universal_newlines=True) if works else None
+    if probe:
         # No process limit: without a user namespace it would count every process of the grader's
         # user (a desktop's browser threads too), and the emulator starts threads.
         cmd = [c for c in dropped(Limits(), None) if not c.startswith("--nproc")]
