@@ -20,6 +20,10 @@
 # as operator counts and traces), and a `PROPERTY: <name>[, <name>...]` line names the properties of
 # the rubric it must fail (`python3 -m scanlab_lab rubric-check`); ALL_PROPERTIES=ON (an untouched stub):
 # every one. Only the tests that decide those properties run (rubric_check.cmake's filter).
+# BOX_WAY (bubblewrap or landlock, with ROOT, PYTHON, BDIR, the build, and BOX_DIR, a folder of the
+# test's own) starts the kernels confined that way, as ./lab grade does (`python3 -m scanlab_lab
+# runner-box`: sandbox.runner_box); where that way does not work here, the test says "cannot confine
+# here" (its SKIP_REGULAR_EXPRESSION).
 # A `SHRINKS: n <= <max>` line checks issue 37's bars on the mutant's first explained failure: the
 # smallest failing case found has at most <max> elements, the report names the first step that differs
 # (the barrier, the tile or the output elements), and the shrink and explanation took under 10 s
@@ -70,6 +74,21 @@ if(DEFINED FILTER)
 endif()
 if(filter)
   set(filter "--gtest_filter=${filter}")
+endif()
+if(BOX_WAY)
+  file(REMOVE_RECURSE "${BOX_DIR}")
+  file(MAKE_DIRECTORY "${BOX_DIR}/kernels")
+  set(ENV{PYTHONPATH} "${ROOT}/tools")
+  execute_process(COMMAND "${PYTHON}" -B -m scanlab_lab runner-box "${ROOT}" "${BDIR}" "${BOX_DIR}/kernels"
+                          "${BOX_DIR}/box.sh" "${BOX_WAY}"
+                  RESULT_VARIABLE box_rc OUTPUT_VARIABLE how ERROR_VARIABLE how)
+  if(box_rc EQUAL 3)
+    message(STATUS "cannot confine here: ${how}")
+    return()
+  elseif(NOT box_rc EQUAL 0)
+    message(FATAL_ERROR "mutant ${MUTANT}: runner-box ${BOX_WAY} failed (${box_rc}): ${how}")
+  endif()
+  set(ENV{SCANLAB_RUNNER_PREFIX} "${BOX_DIR}/box.sh")
 endif()
 execute_process(COMMAND ${emulator} "${TEST_EXE}" --gtest_brief=1 ${filter}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT ${TIMEOUT})

@@ -37,6 +37,10 @@
                                            the GoogleTest filter that runs the tests deciding those
                                            properties of the rubric (--all: every property; empty
                                            without a rubric): a mutant's run needs no other test
+    runner-box ROOT BDIR TMP PATH WAY      write PATH, the script that starts the student's kernels
+                                           confined (sandbox.runner_box) in WAY (bubblewrap or
+                                           landlock), the build BDIR visible, TMP writable; prints
+                                           how; exit 3 when WAY does not work here (the hostile tests)
 
 Errors are one line each on stderr, "[lab] error: ...", with exit status 2 for bad input."""
 import json
@@ -137,7 +141,7 @@ def main(argv):
         if not backends:
             raise LabError("build/grade has no backend to grade (SCANLAB_BACKENDS)", 2)
         g = grade.Grading(root, bdir, chosen, student, label, copy, os.environ.get("LAB_JOBS") or None,
-                          includes_checked=os.environ.get("LAB_CHECK_INCLUDES") == "1")
+                          includes_checked=os.environ.get("LAB_CHECK_INCLUDES") == "1", confine=True)
         return g.grade(backends)
     if command == "grade-class":
         from . import class_grade
@@ -198,6 +202,13 @@ def main(argv):
                 with open(path, "w", encoding="utf-8") as o:
                     o.write(text)
         return 0
+    if command == "runner-box":
+        from . import sandbox
+        if len(args) != 4 or args[3] not in sandbox.WAYS:
+            raise LabError(f"runner-box needs BDIR TMP PATH WAY ({' or '.join(sandbox.WAYS)})", 2)
+        box, how = sandbox.runner_box(root, args[0], args[1], args[2], [args[3]])
+        print(how)
+        return 0 if box else 3
     if command == "rubric-check":
         from . import config
         if len(args) < 2:

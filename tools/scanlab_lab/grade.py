@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import xml.etree.ElementTree as ET
 from typing import Dict, List, Optional
@@ -23,13 +24,18 @@ from .sections import Section
 
 class Grading:
     def __init__(self, root, bdir, sections: List[Section], student_dir, label, copy_dir=None, jobs=None,
-                 preset="grade", rules=None, echo=True, includes_checked=False):
+                 preset="grade", rules=None, echo=True, includes_checked=False, confine=False):
         self.root, self.bdir, self.sections = root, bdir, sections
         # The build: `cmake --build --preset grade` (build/grade), or, with preset=None, the build tree
         # bdir itself (./lab grade --class: one per job slot).
         self.preset = preset
         self.rules = rules or config.load(root, [s.id for s in sections_file.load(root)])
         self.includes_checked = includes_checked  # refuse #includes outside the student's folder (--class)
+        # Start the student's kernels confined (sandbox.runner_box) unless a caller's box is set
+        # (SCANLAB_RUNNER_PREFIX: --class, Gradescope's root): ./lab grade runs as the kernels' user.
+        self.confine = confine
+        self.confinement = "as set by the caller (SCANLAB_RUNNER_PREFIX)" if os.environ.get("SCANLAB_RUNNER_PREFIX") \
+            else "unconfined"
         self.echo = echo  # print the compiler's output as it comes (the class grader keeps it in logs)
         self.student_dir = student_dir  # the student's folder (absolute), or exercises/
         self.label = label  # that folder as the user gave it (exercises when none was given)
@@ -114,6 +120,32 @@ class Grading:
         if "cuda" in backends and gpu_present():
             # A GPU is here: a "no device" from a student's kernels is a failure, never a skip.
             env["SCANLAB_REQUIRE_DEVICE"] = "1"
+        tmp = None
+        if self.confine and not env.get("SCANLAB_RUNNER_PREFIX"):
+            ways = confine_ways()
+            # The kernels' only writable folder (Landlock), fresh for this grade and removed after it.
+            tmp = tempfile.mkdtemp(prefix="scanlab-kernels-")
+            # The same script runs compute-sanitizer's runs of the student's program (./lab configures
+            # the grade build with it: SCANLAB_UNTRUSTED_PREFIX).
+            path = os.path.join(self.root, "build", "grade-box.sh")
+            box, self.confinement = sandbox.runner_box(self.root, self.bdir, tmp, path, ways)
+            if box:
+                env["SCANLAB_RUNNER_PREFIX"] = box
+                say(f"the student's kernels run {self.confinement}")
+            elif os.environ.get("LAB_CONFINE", "").strip():
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise LabError(f"LAB_CONFINE={os.environ['LAB_CONFINE'].strip()} does not work here: the kernels "
+                               f"would run {self.confinement}", 2)
+            else:
+                sandbox.write_script(path, [])  # runs its arguments as they are
+                warn(f"the student's kernels run {self.confinement}")
+        try:
+            return self.run_all_tests(built, where, env, backends)
+        finally:
+            if tmp:
+                shutil.rmtree(tmp, ignore_errors=True)
+
+    def run_all_tests(self, built, where, env, backends) -> int:
         # One ctest per section, each within the section's time: a hang costs its own section alone.
         parts, rc = [], 0
         limit = f", at most {self.section_timeout:g} s a section" if self.section_timeout else ""
@@ -223,7 +255,7 @@ class Grading:
         if os.path.exists(self.log):
             with open(self.log, encoding="utf-8", errors="replace") as f:
                 statuses = ctest.read_statuses(f.read())
-        summary = {"exercises": self.student_dir, "backends": list(backends),
+        summary = {"exercises": self.student_dir, "backends": list(backends), "kernels_ran": self.confinement,
                    "junit": self.junit if os.path.exists(self.junit) else None, "sections": []}
         for section in self.sections:
             b = builds[section.id]
@@ -296,6 +328,17 @@ class Grading:
         with open(self.summary_path, "w", encoding="utf-8") as f:
             json.dump(summary, f, indent=2)
             f.write("\n")
+
+
+def confine_ways() -> List[str]:
+    """LAB_CONFINE: the one way to confine the student's kernels (bubblewrap or landlock; unset: the
+    first of them that works here)."""
+    way = os.environ.get("LAB_CONFINE", "").strip()
+    if not way:
+        return list(sandbox.WAYS)
+    if way not in sandbox.WAYS:
+        raise LabError(f"LAB_CONFINE must be {' or '.join(sandbox.WAYS)}, not '{way}'", 2)
+    return [way]
 
 
 def section_timeout() -> Optional[float]:

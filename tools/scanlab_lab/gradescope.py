@@ -143,7 +143,7 @@ def grade_env(root) -> dict:
     env = dict(os.environ, LAB_CHECK_INCLUDES="1")
     env.setdefault("LAB_JOBS", str(container_cpus()))
     if os.geteuid() != 0:
-        return env  # not Gradescope's root: the kernels run as this user, no box
+        return env  # not Gradescope's root: ./lab grade confines the kernels itself (sandbox.runner_box)
     env["LAB_CMAKE_ARGS"] = (os.environ.get("LAB_CMAKE_ARGS", "") + f" -DSCANLAB_UNTRUSTED_PREFIX={box}").strip()
     limits = sandbox.Limits()
     # The sandbox binds real paths; the build's may go through a link (the tests' /autograder/source).

@@ -169,6 +169,43 @@ def dropped(limits: Limits, uid: Optional[int]) -> List[str]:
                   f"--fsize={limits.file_size}", f"--nofile={limits.open_files}", "--core=0", "--"]
 
 
+WAYS = ("bubblewrap", "landlock")
+
+
+def runner_box(root, bdir, tmp, path, ways=WAYS) -> tuple:
+    """(`path`, a script the checkers start the student's kernels through, or None; how they are
+    confined, in words) for `./lab grade` (--exercises or not), where the grader runs as the student's
+    code's own user. The first of `ways` that works here: bubblewrap's read-only sandbox where it can
+    make namespaces (as --class, whose test is available()), the build `bdir` visible; Landlock
+    (confine.py), nothing writable but the fresh folder `tmp`, the hidden paths unreadable. Neither
+    (an old kernel, a seccomp filter that forbids Landlock): None, the kernels run as the grader."""
+    real = os.path.realpath(root)
+    if "bubblewrap" in ways and available() is None:
+        # The sandbox binds real paths; the build's may go through a link to the lab.
+        links = [(os.path.abspath(root), real)] if os.path.abspath(root) != real else []
+        shadows = make_shadows(real, path + ".shadow")
+        box_script(path, real, os.path.realpath(bdir), shadows, Limits(), None, links)
+        return path, "in bubblewrap's read-only sandbox (no network, the solutions hidden)"
+    confine = os.path.join(os.path.dirname(os.path.abspath(__file__)), "confine.py")
+    # Landlock and the seccomp filter tried for real (a container's own filter may forbid either).
+    works = "landlock" in ways and subprocess.run([python(), "-B", confine, "--write", tmp, "--", "true"],
+                                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+    probe = subprocess.run([python(), "-B", confine, "--probe"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           universal_newlines=True) if works else None
+    if probe:
+        # No process limit: without a user namespace it would count every process of the grader's
+        # user (a desktop's browser threads too), and the emulator starts threads.
+        cmd = [c for c in dropped(Limits(), None) if not c.startswith("--nproc")]
+        cmd += [python(), "-B", confine, "--write", tmp]
+        for hidden in hidden_paths(real):
+            cmd += ["--hide", hidden]
+        write_script(path, cmd + ["--"])
+        return path, (f"under Landlock (ABI {probe.stdout.strip()}): they write nothing but a fresh temporary "
+                      "folder, the solutions hidden")
+    return None, (f"unconfined, as your own user ({' and '.join(ways)}: not usable here): a hostile kernel can "
+                  "write your files and its own verdict; grade code you do not trust with --class")
+
+
 def hide(root):
     """hidden_paths(root) readable by their owner only (a user of the sandbox's own reads none of them)."""
     for path in hidden_paths(root):

@@ -158,6 +158,20 @@ XML
         self.assertIn("LAB_SECTION_TIMEOUT must be a number of seconds", str(e.exception))
 
 
+class ConfineWays(unittest.TestCase):
+    """LAB_CONFINE: the one way ./lab grade confines the student's kernels (sandbox.runner_box)."""
+
+    def test_values(self):
+        for value, ways in (("", ["bubblewrap", "landlock"]), ("landlock", ["landlock"]),
+                            (" bubblewrap ", ["bubblewrap"])):
+            with unittest.mock.patch.dict(os.environ, {"LAB_CONFINE": value}):
+                self.assertEqual(grade.confine_ways(), ways)
+        with unittest.mock.patch.dict(os.environ, {"LAB_CONFINE": "none"}):
+            with self.assertRaises(grade.LabError) as e:
+                grade.confine_ways()
+        self.assertIn("LAB_CONFINE must be bubblewrap or landlock, not 'none'", str(e.exception))
+
+
 class OperandOrder(unittest.TestCase):
     def test_only_last_fails(self):
         names = [f"Grading.kogge_stone.int32_{op}_{kind}" for op in ("add", "max", "min", "last")

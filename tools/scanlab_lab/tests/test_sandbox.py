@@ -9,7 +9,7 @@ import tempfile
 import time
 import unittest
 
-from scanlab_lab import sandbox
+from scanlab_lab import confine, sandbox
 
 MiB = 1 << 20
 
@@ -322,6 +322,69 @@ class Limits(unittest.TestCase):
                 break
             time.sleep(0.1)
         self.assertEqual(left, b"")
+
+
+@unittest.skipIf(confine.abi() == 0, "no Landlock on this kernel")
+class Landlock(unittest.TestCase):
+    """./lab grade's kernels where bubblewrap cannot run (sandbox.runner_box's Landlock way, confine.py),
+    as the grader's own user: on a small fake lab, nothing writable but the fresh folder, the
+    solutions unreadable, the checker's channel (open file descriptors) passed through."""
+
+    def test_kernels_write_only_their_folder(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        root = os.path.join(d, "lab")
+        for p in ("build/grade", "chapters/11_1_x", "solutions/11_1_x"):
+            os.makedirs(os.path.join(root, p))
+        with open(os.path.join(root, "solutions", "11_1_x", "answer.cuh"), "w") as f:
+            f.write("SECRET ANSWER\n")
+        with open(os.path.join(root, "grading.toml"), "w") as f:
+            f.write("# the instructor's\n")
+        tmp = os.path.join(d, "kernels")
+        os.makedirs(tmp)
+        box, how = sandbox.runner_box(root, os.path.join(root, "build", "grade"), tmp,
+                                      os.path.join(root, "build", "grade-box.sh"), ["landlock"])
+        self.assertIsNotNone(box, how)
+        self.assertIn("Landlock", how)
+        code = ("import os\n"
+                "print('cwd:', os.getcwd(), os.environ['TMPDIR'])\n"
+                "open('mine', 'w').write('ok')\n"
+                "os.write(@FD@, b'channel')\n"
+                f"for p in ('{root}/solutions/11_1_x/answer.cuh', '{root}/solutions/11_1_x'):\n"
+                "  try:\n    print('read', repr(open(p).read()) if os.path.isfile(p) else os.listdir(p))\n"
+                "  except OSError as e:\n    print('refused', e.errno)\n"
+                f"for p in ('{root}/grading.toml', '{root}/build/grade/grade-summary.json', '{box}', '{root}/x'):\n"
+                "  try:\n    open(p, 'a')\n    print('wrote', p)\n  except OSError as e:\n    print('refused', e.errno)\n"
+                "import socket\n"
+                "try:\n  socket.socket(socket.AF_UNIX).connect('/var/run/docker.sock')\n  print('wrote to a daemon')\n"
+                "except OSError as e:\n  print('refused', e.errno, 'EACCES' if e.errno == 13 else '')\n"
+                "s = socket.socket(socket.AF_INET)\nprint('inet socket ok')\n")
+        r, w = os.pipe()
+        try:
+            p = subprocess.run([box, sandbox.python(), "-c", code.replace("@FD@", str(w))], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, pass_fds=(w,), timeout=60)
+            os.close(w)
+            w = -1
+            self.assertEqual(os.read(r, 100), b"channel")
+        finally:
+            os.close(r)
+            if w >= 0:
+                os.close(w)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertIn(f"cwd: {os.path.realpath(tmp)} {os.path.realpath(tmp)}".encode(), p.stdout)
+        self.assertNotIn(b"SECRET", p.stdout)
+        self.assertNotIn(b"wrote", p.stdout)
+        self.assertEqual(p.stdout.count(b"refused"), 7, p.stdout)
+        self.assertIn(b"refused 13 EACCES", p.stdout)  # the Unix socket, by the seccomp filter
+        self.assertIn(b"inet socket ok", p.stdout)
+        with open(os.path.join(tmp, "mine")) as f:
+            self.assertEqual(f.read(), "ok")
+        self.assertFalse(os.path.exists(os.path.join(root, "build", "grade", "grade-summary.json")))
+
+    def test_no_way_left_says_so(self):
+        box, how = sandbox.runner_box("/nonexistent", "/nonexistent/build/grade", "/tmp", "/nonexistent/box.sh", [])
+        self.assertIsNone(box)
+        self.assertIn("unconfined", how)
 
 
 if __name__ == "__main__":
