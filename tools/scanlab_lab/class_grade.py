@@ -302,8 +302,10 @@ class ClassGrading:
             s.build_jobs = max(1, (os.cpu_count() or 1) // jobs)
         t0 = time.time()
         say(f"preparing {jobs} job slot(s) with the repository's stubs (build/grade/class/slots)...")
+        logs = os.path.join(self.base, "slots")  # slot-<k>.log, beside the slots (where they are in base)
+        os.makedirs(logs, exist_ok=True)
         with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-            list(pool.map(lambda s: s.configure_and_build(self.root, self.chosen, os.path.join(s.dir, "..", f"slot-{s.k}.log")), slots))
+            list(pool.map(lambda s: s.configure_and_build(self.root, self.chosen, os.path.join(logs, f"slot-{s.k}.log")), slots))
         t1 = time.time()
         if not self.resume:
             for old in ("students", "unpacked", "unpacked-inner", "flat"):  # this class's results only
