@@ -73,12 +73,16 @@ class Interrupted(unittest.TestCase):
             rc = g.run()
         with open(os.path.join(g.base, "gradebook.csv")) as f:
             rows = {r["student"]: r["status"] for r in csv.DictReader(f)}
+        with open(os.path.join(g.base, class_grade.NOTES)) as f:  # the notes are of the same students
+            self.assertEqual({r["student"]: r["status"] for r in csv.DictReader(f)}, rows)
         return rc, rows, err.getvalue()
 
     def test_interrupted_then_resumed(self):
         os.makedirs(os.path.join(self.d, "class"))
         with open(os.path.join(self.d, "class", "gradebook.csv"), "w") as f:
-            f.write("student,11.1,total,max,status,warnings,message\nold,10,10,10,graded,0,\n")
+            f.write("student,11.1,total,max,status\nold,10,10,10,graded\n")
+        with open(os.path.join(self.d, "class", class_grade.NOTES), "w") as f:
+            f.write("student,name,status,warnings,notes\nold,,graded,0,\n")
         rc, rows, err = self.grading(False, stop_at="bob")
         self.assertEqual(rc, 130)
         self.assertEqual(rows, {"alice": "graded", "bob": "interrupted", "carol": "interrupted"})  # no "old"
