@@ -57,7 +57,7 @@ if [ ${#targets[@]} -eq 0 ]; then
     exit 1
   fi
 fi
-# The lab's Python tests (harness.lab.*) compile nothing: a clang build adds nothing to them.
+# The lab's Python tests (harness.lab.*) test the Python, not this build's code: a clang build adds nothing to them.
 args=(--preset clang-libcxx -j "$jobs" -E '^harness\.lab\.')
 [ -n "$regex" ] && args+=(-R "$regex")
 set +e

@@ -14,7 +14,8 @@ it, and their checkers start the student's kernels in the sandbox with everythin
 section's tests may take (300; LAB_SECTION_TIMEOUT for grade.py): a section past it scores 0 and the
 student's other sections keep their points.
 
-Writes build/grade/class/gradebook.csv (one row per student) and, per student, build/grade/class/
+Writes build/grade/class/gradebook.csv (one row per student: who, points, status), notes.csv (the
+feedback text per student), canvas.csv and moodle.csv (roster.py) and, per student, build/grade/class/
 students/<name>/: grade-summary.json, grade-junit.xml and grade.log (everything it printed)."""
 import concurrent.futures
 import json
@@ -35,6 +36,7 @@ from .grade import gpu_present, rel, say, warn
 ARCHIVES = (".zip", ".tar.gz", ".tgz")
 MAX_UNPACKED = 64 << 20  # bytes a submission's archive may unpack to
 MAX_MEMBERS = 2000
+NOTES = "notes.csv"  # the feedback text per student, beside gradebook.csv (which holds the numbers)
 
 
 def arguments(args):
@@ -183,8 +185,8 @@ def sections_root(folder, wanted, stub_root, scratch):
 
 # ---- slots -------------------------------------------------------------------------------------------
 class Slot:
-    def __init__(self, root, base, k, box):
-        self.k, self.dir = k, os.path.join(base, "slots", str(k))
+    def __init__(self, root, base, k, box, where=None):
+        self.k, self.dir = k, (where or os.path.join(base, "slots", "{k}")).format(k=k)
         self.exercises = os.path.join(self.dir, "exercises")
         self.build_jobs = 1  # compile jobs of this slot (set by ClassGrading: the cores shared by the slots)
         self.uid = (int(os.environ.get("LAB_SANDBOX_UID", "61000")) + k) if box and os.geteuid() == 0 else None
@@ -221,12 +223,15 @@ class Slot:
 
 
 class ClassGrading:
-    def __init__(self, root, chosen, cls, jobs, timeout, box, resume=False, section_timeout=300, title="scanlab"):
+    def __init__(self, root, chosen, cls, jobs, timeout, box, resume=False, section_timeout=300, title="scanlab",
+                 base=None, slots=None):
         self.root, self.chosen, self.cls, self.jobs, self.timeout, self.box = root, chosen, cls, jobs, timeout, box
         self.section_timeout = section_timeout
         self.title = title  # the assignment's column in canvas.csv (--assignment)
         self.resume = resume  # --resume: keep the results of an interrupted run, grade who is left
-        self.base = os.path.join(root, "build", "grade", "class")
+        # Where the slots and results go (a test grades elsewhere, not to replace an instructor's class).
+        self.base = base or os.path.join(root, "build", "grade", "class")
+        self.slots = slots  # the slots' folders, "{k}" for the slot's number (default: base/slots/{k})
         self.limits = sandbox.Limits()
         self.rules = config.load(root, [s.id for s in sections.load(root)])
         self.shadows = []
@@ -282,14 +287,14 @@ class ClassGrading:
             self.people = roster.identity([n for n, _ in subs], cls)
         done = self.previous_results(subs) if self.resume else {}  # before any build: a wrong --resume stops
         if self.box:
-            why = sandbox.available(Slot(self.root, self.base, 0, True).uid)
+            why = sandbox.available(Slot(self.root, self.base, 0, True, self.slots).uid)
             if why:
                 raise LabError(f"{why}; or grade without the sandbox (only code you trust): --no-sandbox", 2)
             self.shadows = sandbox.make_shadows(self.root, os.path.join(self.base, "shadow"))
         else:
             warn("--no-sandbox: the submissions run with your rights, network and files")
         jobs = min(self.jobs, len(subs))
-        slots = [Slot(self.root, self.base, k, self.box) for k in range(jobs)]
+        slots = [Slot(self.root, self.base, k, self.box, self.slots) for k in range(jobs)]
         for s in slots:
             if s.box:
                 sandbox.box_script(s.box, self.root, s.dir, self.shadows, self.limits, s.uid)
@@ -297,13 +302,15 @@ class ClassGrading:
             s.build_jobs = max(1, (os.cpu_count() or 1) // jobs)
         t0 = time.time()
         say(f"preparing {jobs} job slot(s) with the repository's stubs (build/grade/class/slots)...")
+        logs = os.path.join(self.base, "slots")  # slot-<k>.log, beside the slots (where they are in base)
+        os.makedirs(logs, exist_ok=True)
         with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-            list(pool.map(lambda s: s.configure_and_build(self.root, self.chosen, os.path.join(s.dir, "..", f"slot-{s.k}.log")), slots))
+            list(pool.map(lambda s: s.configure_and_build(self.root, self.chosen, os.path.join(logs, f"slot-{s.k}.log")), slots))
         t1 = time.time()
         if not self.resume:
             for old in ("students", "unpacked", "unpacked-inner", "flat"):  # this class's results only
                 shutil.rmtree(os.path.join(self.base, old), ignore_errors=True)
-        for old in ("gradebook.csv", "canvas.csv", "moodle.csv"):  # never an old one that looks current
+        for old in ("gradebook.csv", NOTES, "canvas.csv", "moodle.csv"):  # never an old one that looks current
             if os.path.exists(os.path.join(self.base, old)):
                 os.remove(os.path.join(self.base, old))
         write_json(self.run_path(), {"class": self.cls, "sections": [s.id for s in self.chosen]})
@@ -478,15 +485,20 @@ class ClassGrading:
 
     def write_gradebook(self, rows):
         """gradebook.csv (the student's folder, who they are where the export says, points per section,
-        total, status), and canvas.csv and moodle.csv to import (roster.py)."""
+        total, max, status: numbers to import or sort), notes.csv beside it (per student the status, the
+        warnings and the feedback text: what to read or paste as a comment), and canvas.csv and
+        moodle.csv to import (roster.py)."""
         path = os.path.join(self.base, "gradebook.csv")
         rows = sorted(rows, key=lambda r: r["student"])
         blank = {k: "" for k in roster.FIELDS}
         roster.write_csv(path, ["student", "name", "email", "sid", "login"] + [s.id for s in self.chosen]
-                         + ["total", "max", "status", "warnings", "message"],
+                         + ["total", "max", "status"],
                          [[r["student"]] + [self.people.get(r["student"], blank)[k] for k in ("name", "email", "sid", "login")]
                           + [r["sections"].get(s.id, 0) for s in self.chosen]
-                          + [r["total"], r["max"], r["status"], r["warnings"], r["message"]] for r in rows])
+                          + [r["total"], r["max"], r["status"]] for r in rows])
+        roster.write_csv(os.path.join(self.base, NOTES), ["student", "name", "status", "warnings", "notes"],
+                         [[r["student"], self.people.get(r["student"], blank)["name"], r["status"], r["warnings"],
+                           r["message"]] for r in rows])
         for note in roster.write_exports(self.base, rows, self.people, self.title):
             warn(note)
         return path

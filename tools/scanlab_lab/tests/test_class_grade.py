@@ -73,12 +73,16 @@ class Interrupted(unittest.TestCase):
             rc = g.run()
         with open(os.path.join(g.base, "gradebook.csv")) as f:
             rows = {r["student"]: r["status"] for r in csv.DictReader(f)}
+        with open(os.path.join(g.base, class_grade.NOTES)) as f:  # the notes are of the same students
+            self.assertEqual({r["student"]: r["status"] for r in csv.DictReader(f)}, rows)
         return rc, rows, err.getvalue()
 
     def test_interrupted_then_resumed(self):
         os.makedirs(os.path.join(self.d, "class"))
         with open(os.path.join(self.d, "class", "gradebook.csv"), "w") as f:
-            f.write("student,11.1,total,max,status,warnings,message\nold,10,10,10,graded,0,\n")
+            f.write("student,11.1,total,max,status\nold,10,10,10,graded\n")
+        with open(os.path.join(self.d, "class", class_grade.NOTES), "w") as f:
+            f.write("student,name,status,warnings,notes\nold,,graded,0,\n")
         rc, rows, err = self.grading(False, stop_at="bob")
         self.assertEqual(rc, 130)
         self.assertEqual(rows, {"alice": "graded", "bob": "interrupted", "carol": "interrupted"})  # no "old"
@@ -193,65 +197,99 @@ class Submissions(unittest.TestCase):
             class_grade.unpack(self.path("bomb.zip"), self.path("bomb"))
 
 
-@unittest.skipUnless(os.environ.get("LAB_CLASS_E2E") == "1",
-                     "builds 11.1's grading in a class slot (about 150 s of CPU): LAB_CLASS_E2E=1")
+def built_flags(build_dir):
+    """cmake -C lines that give a class slot the build type and C++ flags of build_dir (its CMakeCache),
+    so that the slot's build of the lab's own code (the emulator, the harness, the checker) compiles
+    exactly as build_dir's did and finds its objects in ccache."""
+    cache = {}
+    with open(os.path.join(build_dir, "CMakeCache.txt"), encoding="utf-8") as f:
+        for line in f:
+            key, _, value = line.rstrip("\n").partition("=")
+            cache[key.split(":")[0]] = value
+    kind = cache.get("CMAKE_BUILD_TYPE", "")
+    keys = ["CMAKE_BUILD_TYPE", "CMAKE_CXX_FLAGS"] + ([f"CMAKE_CXX_FLAGS_{kind.upper()}"] if kind else [])
+    return "".join(f'set({k} "{cache.get(k, "")}" CACHE STRING "")\n' for k in keys)
+
+
+BUILD_DIR = os.environ.get("LAB_TEST_BUILD_DIR", "")  # the build tree ctest runs this from (CMakeLists.txt)
+
+
+@unittest.skipUnless(os.path.isfile(os.path.join(BUILD_DIR, "CMakeCache.txt")) or os.environ.get("LAB_CLASS_E2E") == "1",
+                     "grades a class for real: run by ctest (./lab test), whose build's objects it reuses, "
+                     "or with LAB_CLASS_E2E=1 (it builds 11.1's grading: about 140 s of CPU)")
 class EndToEnd(unittest.TestCase):
     """A small class graded for real, as an instructor gets it: Moodle's "Download all submissions" .zip
-    itself (--class moodle.zip), 11.1 on the cpu backend, sandboxed where bubblewrap can be. Three
-    students, three shapes of upload: Alice's solution as a loose file (sorted by its name), Bob's
-    partly right kernel in a .zip of his own (a wrapping folder, exercises/, macOS junk: it costs
-    nothing), Carol's untouched stub beside her online text. The gradebook and moodle.csv's worksheet
-    must give each the points their kernel deserves (10, the four-ways test's 4.0, 0). It builds
-    11.1's grading once in a copy of the lab: 141 s of CPU (user; 12 s system) measured twice on the
-    shared 2-core machine, too much for every ./lab test, so it runs with LAB_CLASS_E2E=1."""
+    itself, 11.1 on the cpu backend, sandboxed where bubblewrap can be. Three students, three shapes of
+    upload: Alice's solution as a loose file (sorted by its name), Bob's partly right kernel in a .zip of
+    his own (a wrapping folder, exercises/, macOS junk: it costs nothing), Carol's untouched stub beside
+    her online text. The gradebook, notes.csv and moodle.csv's worksheet must give each the points their
+    kernel deserves (10, the four-ways test's 4.0, 0).
+
+    What it costs: the slot's build of the lab's own code (the emulator, harness and checker: most of the
+    141 s of CPU this test took when it built them itself) is, under ctest, compiled as the build ctest
+    runs from (LAB_TEST_BUILD_DIR, built moments before) compiled it, so ccache gives it back: the same
+    flags (built_flags), the same sources (the class is graded in the repository itself, under
+    build/class-e2e, not build/grade/class), and the slot a sibling of that build (ccache's base_dir
+    makes paths relative to the build folder: they must be as deep). What compiles: the slot's stub
+    kernel and checker, and the two students' own kernels (Carol's stub is unchanged: nothing to
+    compile), in the sandbox as for any class."""
 
     def test_a_moodle_class(self):
-        from scanlab_lab import release, sandbox
+        from scanlab_lab import sandbox
         from scanlab_lab.tests import test_four_ways, test_roster
-        # One fixed folder (and ccache told to leave the build folder out of its hash), so that a second
-        # run finds its objects in ccache.
-        tmp = os.path.join(ROOT, "build", "class-e2e")
-        shutil.rmtree(tmp, ignore_errors=True)
-        os.makedirs(tmp)
-        self.addCleanup(shutil.rmtree, tmp, True)
-        os.chmod(tmp, 0o755)  # the sandbox's user reads the lab copy
-        lab = os.path.join(tmp, "lab")  # a copy of the lab: its build/grade is this test's own
-        for f in release.files_of(ROOT):
-            os.makedirs(os.path.dirname(os.path.join(lab, f)), exist_ok=True)
-            shutil.copy2(os.path.join(ROOT, f), os.path.join(lab, f))
+        base = os.path.join(ROOT, "build", "class-e2e")
+        shutil.rmtree(base, ignore_errors=True)
+        os.makedirs(base)
+        self.addCleanup(shutil.rmtree, base, True)
+        os.chmod(base, 0o755)  # the sandbox's user reads the slot's way in
         folder, name = test_four_ways.FOLDER, test_four_ways.FILE
         with open(os.path.join(ROOT, "solutions", folder, name), encoding="utf-8") as f:
             solution = f.read()
         with open(os.path.join(ROOT, "exercises", folder, name), encoding="utf-8") as f:
             stub = f.read()
-        with zipfile.ZipFile(os.path.join(tmp, "bob.zip"), "w") as z:
+        bob = io.BytesIO()
+        with zipfile.ZipFile(bob, "w") as z:
             z.writestr(f"scan-lab/exercises/{folder}/{name}", solution.replace(test_four_ways.BREAK, ""))
             z.writestr(f"scan-lab/exercises/{folder}/.DS_Store", "x")
             z.writestr(f"__MACOSX/scan-lab/exercises/{folder}/._{name}", "\0\5\26\7")
-        with open(os.path.join(tmp, "bob.zip"), "rb") as f:
-            bob_zip = f.read()
-        download = os.path.join(tmp, "moodle.zip")
+        download = os.path.join(base, "moodle.zip")
         with zipfile.ZipFile(download, "w") as z:
             z.writestr(f"Alice Smith_1234_assignsubmission_file/{name}", solution)
-            z.writestr("Bob Jones_1235_assignsubmission_file/scan-lab.zip", bob_zip)
+            z.writestr("Bob Jones_1235_assignsubmission_file/scan-lab.zip", bob.getvalue())
             z.writestr(f"Carol Wu_1236_assignsubmission_file/exercises/{folder}/{name}", stub)
             z.writestr("Carol Wu_1236_assignsubmission_onlinetext/onlinetext.html", "<p>done?</p>")
-        box = [] if sandbox.available() is None else ["--no-sandbox"]
-        p = subprocess.run([os.path.join(lab, "lab"), "grade", "--class", download, "11.1"] + box, cwd=tmp,
-                           env=dict(os.environ, CCACHE_NOHASHDIR="1"),
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, errors="replace")
-        self.assertEqual(p.returncode, 0, p.stdout[-3000:])
-        print("".join(line for line in p.stdout.splitlines(True) if "slots ready" in line or "gradebook:" in line))
-        self.assertIn("a Moodle download: 3 students", p.stdout)
-        base = os.path.join(lab, "build", "grade", "class")
+        env, slots = {"CCACHE_NOHASHDIR": "1"}, None  # a build with -g: its objects serve the slot's folder too
+        if os.path.isfile(os.path.join(BUILD_DIR, "CMakeCache.txt")):
+            flags = os.path.join(base, "flags.cmake")
+            with open(flags, "w", encoding="utf-8") as f:
+                f.write(built_flags(BUILD_DIR))
+            env["LAB_CMAKE_ARGS"] = (os.environ.get("LAB_CMAKE_ARGS", "") + f" -C {flags}").strip()
+            slots = os.path.join(os.path.dirname(os.path.abspath(BUILD_DIR)), "class-e2e-slot-{k}")
+            self.addCleanup(shutil.rmtree, slots.format(k=0), True)
+        s11_1 = sections.resolve(sections.load(ROOT), ["11.1"])
+        g = class_grade.ClassGrading(ROOT, s11_1, download, 1, 900, sandbox.available() is None, base=base,
+                                     slots=slots)
+        with unittest.mock.patch.dict(os.environ, env), unittest.mock.patch("sys.stdout", io.StringIO()) as out, \
+                unittest.mock.patch("sys.stderr", io.StringIO()) as err:
+            rc = g.run()
+        said = out.getvalue() + err.getvalue()
+        self.assertEqual(rc, 0, said[-3000:])
+        print("".join(line for line in said.splitlines(True) if "slots ready" in line or "gradebook:" in line))
+        self.assertIn("a Moodle download: 3 students", said)
         with open(os.path.join(base, "gradebook.csv"), newline="") as f:
             rows = {r["student"]: r for r in csv.DictReader(f)}
-        self.assertEqual({s: (r["name"], float(r["11.1"]), r["status"]) for s, r in rows.items()},
-                         {"Alice_Smith_1234": ("Alice Smith", 10.0, "graded"),
-                          "Bob_Jones_1235": ("Bob Jones", 4.0, "graded"),
-                          "Carol_Wu_1236": ("Carol Wu", 0.0, "graded")}, p.stdout[-3000:])
-        self.assertIn("sorted into section folders", rows["Alice_Smith_1234"]["message"])
-        self.assertIn("not started: 11.1", rows["Carol_Wu_1236"]["message"])
+        self.assertEqual({s: (r["name"], float(r["11.1"]), float(r["total"]), r["status"]) for s, r in rows.items()},
+                         {"Alice_Smith_1234": ("Alice Smith", 10.0, 10.0, "graded"),
+                          "Bob_Jones_1235": ("Bob Jones", 4.0, 4.0, "graded"),
+                          "Carol_Wu_1236": ("Carol Wu", 0.0, 0.0, "graded")}, said[-3000:])
+        # The feedback text is in notes.csv, beside the gradebook (which holds the numbers only).
+        self.assertNotIn("message", next(iter(rows.values())))
+        with open(os.path.join(base, class_grade.NOTES), newline="") as f:
+            notes = {r["student"]: r for r in csv.DictReader(f)}
+        self.assertEqual(set(notes), set(rows))
+        self.assertIn("sorted into section folders", notes["Alice_Smith_1234"]["notes"])
+        self.assertIn("11.1: ", notes["Bob_Jones_1235"]["notes"])  # his first explained failure
+        self.assertIn("not started: 11.1", notes["Carol_Wu_1236"]["notes"])
         sheet = test_roster.moodle_worksheet(os.path.join(base, "moodle.csv"))
         self.assertEqual([(i, g) for i, g, _, _ in sheet], [("1234", 10.0), ("1235", 4.0), ("1236", 0.0)])
 

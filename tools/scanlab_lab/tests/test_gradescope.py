@@ -12,34 +12,67 @@ import unittest
 from scanlab_lab import LabError, config, grade, gradescope, sections
 from scanlab_lab.tests.util import FIXTURES, ROOT, graded_build_dir
 
-TOP_KEYS = {"score", "execution_time", "output", "output_format", "test_output_format", "test_name_format",
-            "visibility", "stdout_visibility", "extra_data", "tests", "leaderboard"}
-TEST_KEYS = {"score", "max_score", "status", "name", "name_format", "number", "output", "output_format",
-             "tags", "visibility", "extra_data"}
+# Gradescope's autograder specification, "Output format" (gradescope-autograders.readthedocs.io/en/latest/
+# specs/, and its source gradescope/autograder_samples docs/specs.md): every field results.json may have,
+# the type of its value (a set: the values allowed). All are optional; a score on each test or at the top.
+NUMBER = (int, float)
+FORMATS = {"text", "html", "simple_format", "md", "ansi"}  # "Output String Formatting"
 VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
+TOP_FIELDS = {"score": NUMBER, "execution_time": int, "output": str, "output_format": FORMATS,
+              "test_output_format": FORMATS, "test_name_format": FORMATS, "visibility": VISIBILITY,
+              "stdout_visibility": VISIBILITY, "extra_data": dict, "tests": list, "leaderboard": list}
+TEST_FIELDS = {"score": NUMBER, "max_score": NUMBER, "status": {"passed", "failed"}, "name": str,
+               "name_format": FORMATS, "number": str, "output": str, "output_format": FORMATS, "tags": list,
+               "visibility": VISIBILITY, "extra_data": dict}
+LEADERBOARD_FIELDS = {"name": str, "value": NUMBER + (str,), "order": {"asc", "desc"}}
+
+
+def check_fields(test, data, fields, where):
+    """Every key of data is a field of the spec, every value of the type (or one of the values) it gives."""
+    test.assertIsInstance(data, dict, where)
+    for key, value in data.items():
+        test.assertIn(key, fields, f"{where}: {key} is no field of Gradescope's results.json")
+        kind = fields[key]
+        if isinstance(kind, set):
+            test.assertIn(value, kind, f"{where}: {key}")
+        else:
+            test.assertIsInstance(value, kind, f"{where}: {key}")
+            test.assertNotIsInstance(value, bool, f"{where}: {key}")  # JSON true is no number
 
 
 def check_format(test, data):
-    """The documented format: known keys, numbers where numbers go, a score per test or in total."""
-    test.assertLessEqual(set(data), TOP_KEYS)
-    test.assertIsInstance(data["tests"], list)
-    for t in data["tests"]:
-        test.assertLessEqual(set(t), TEST_KEYS)
-        test.assertIsInstance(t["score"], (int, float))
-        test.assertIsInstance(t["max_score"], (int, float))
+    """The documented format (the tables above), and ours within it: a score per test that adds up to the
+    total, a name and output each, plain text everywhere (gradescope.OUTPUT_FORMAT)."""
+    check_fields(test, data, TOP_FIELDS, "results.json")
+    for k, t in enumerate(data["tests"]):
+        check_fields(test, t, TEST_FIELDS, f"tests[{k}]")
+        test.assertTrue(all(isinstance(tag, str) for tag in t.get("tags", [])))
+        for key in ("score", "max_score", "status", "name", "output"):
+            test.assertIn(key, t, f"tests[{k}]")
         test.assertLessEqual(t["score"], t["max_score"])
-        test.assertIn(t["status"], ("passed", "failed"))
-        test.assertIn(t.get("visibility", "visible"), VISIBILITY)
-        test.assertIsInstance(t["output"], str)
-        test.assertIsInstance(t["name"], str)
-    # Plain text everywhere (gradescope.OUTPUT_FORMAT): the output as a whole and every test's.
+        test.assertEqual(t["output_format"], "text")
+    for k, entry in enumerate(data.get("leaderboard", [])):
+        check_fields(test, entry, LEADERBOARD_FIELDS, f"leaderboard[{k}]")
     test.assertEqual(data["output_format"], "text")
     test.assertEqual(data["test_output_format"], "text")
-    test.assertTrue(all(t["output_format"] == "text" for t in data["tests"]))
-    test.assertIsInstance(data["score"], (int, float))
+    test.assertIn("score", data)
     test.assertAlmostEqual(data["score"], sum(t["score"] for t in data["tests"]), places=1)
-    test.assertIn(data.get("visibility", "visible"), VISIBILITY)
-    test.assertIn(data.get("stdout_visibility", "visible"), VISIBILITY)
+
+
+class Spec(unittest.TestCase):
+    """check_format refuses what Gradescope's format does not allow (a check that cannot fail proves nothing)."""
+
+    def test_refused(self):
+        good = {"score": 1.0, "output": "", "output_format": "text", "test_output_format": "text",
+                "tests": [{"score": 1.0, "max_score": 2, "status": "failed", "name": "a", "output": "",
+                           "output_format": "text"}]}
+        check_format(self, good)
+        for bad in ({"score": "1"}, {"execution_time": 1.5}, {"output_format": "rich"}, {"stdout_visibility": "shown"},
+                    {"leaderboard": [{"name": "t", "value": 1, "order": "up"}]}, {"grade": 1},
+                    {"tests": [dict(good["tests"][0], status="partial")]}, {"tests": [dict(good["tests"][0], number=1)]},
+                    {"tests": [dict(good["tests"][0], max_score=True)]}, {"tests": [dict(good["tests"][0], tags=[1])]}):
+            with self.subTest(bad=bad), self.assertRaises(AssertionError):
+                check_format(self, dict(good, **bad))
 
 
 class Results(unittest.TestCase):
