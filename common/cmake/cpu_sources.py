@@ -34,11 +34,11 @@ import sys
 DECLARATION = re.compile(
     r"\bextern\s+__shared__\s+(?P<type>[^;\[\]{}()/\n]*?(?:__align__\s*\(\s*\d+\s*\)[^;\[\]{}()/\n]*?)?)"
     r"\s*\b(?P<name>[A-Za-z_]\w*)\s*\[\s*\]\s*;")
-# `[static] __shared__ [__align__(n)] TYPE NAME[DIM]...;` on one line; TYPE without commas, parentheses
-# or brackets (a template type with several arguments keeps the shim's __shared__).
+# `[static] __shared__ [__align__(n)] TYPE NAME[DIM]...;` on one line (a DIM may divide, not hold a comment);
+# TYPE without commas, parentheses or brackets (a template type with several arguments keeps the shim's __shared__).
 STATIC_ARRAY = re.compile(
     r"(?<![\w.])(?:static\s+)?__shared__\s+(?P<type>[^;\[\]{}()/\n=,]*?(?:__align__\s*\(\s*(?P<align>\d+)\s*\)[^;\[\]{}()/\n=,]*?)?)"
-    r"\s*\b(?P<name>[A-Za-z_]\w*)\s*(?P<dims>(?:\[[^\[\];{}/\n]+\]\s*)+);")
+    r"\s*\b(?P<name>[A-Za-z_]\w*)\s*(?P<dims>(?:\[(?:[^\[\];{}/\n]|/(?![/*]))+\]\s*)+);")
 ALIGN = re.compile(r"__align__\s*\(\s*\d+\s*\)")
 TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|[{}]|\bnamespace\b|\bextern\s*"C"',
                     re.DOTALL)
