@@ -172,13 +172,15 @@ std::string missing_prefix(const std::string& algorithm, const U* x, const U* y,
   std::string text = "\nWhat the wrong values hold: element " + std::to_string(i) + " combines ";
   if (lacks) {
     text += "x[" + std::to_string(k) + " .. " + std::to_string(end - 1) + "] only, without " + head +
-            ", the inputs before element " + std::to_string(k) + others + " (each without " + head + ")";
+            ", the inputs before element " + std::to_string(k) + others + (others.empty() ? "" : " (each without " + head + ")");
   } else {
     text += "x[0 .. " + std::to_string(end - 1) + "] and, on top of them, " + head + " (the inputs before element " +
-            std::to_string(k) + ") once more" + others + " (each with " + head + " added on top)";
+            std::to_string(k) + ") once more" + others + (others.empty() ? "" : " (each with " + head + " added on top)");
   }
   const bool look_back = algorithm.find("lookback") != std::string::npos || algorithm.find("look_back") != std::string::npos;
-  if (look_back && lacks) {
+  // The look-back took a value from tiles k .. (its own tile - 1): k < i. (k == i: it took nothing,
+  // as when a status is read before its tile published: the race paragraph says that.)
+  if (look_back && lacks && k < i) {
     text += ". Its tile's look-back stopped at the tile that starts at element " + std::to_string(k) +
             ", taking that tile's value as if it held everything before it; " + kLookBackStoppedAtAggregate +
             ", so the tiles before it are left out. An aggregate is combined on the left and the look-back goes on "
