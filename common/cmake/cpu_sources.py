@@ -9,7 +9,17 @@ and line:
     extern __shared__ float XY[];            ->  float* XY = ::scanlab::dynamic_shared<float>("XY");
     extern __shared__ __align__(16) unsigned char buf[];   (the same: the buffer is 16-byte aligned)
 
-In a function (a kernel or a device function), the declaration becomes a pointer to the block's dynamic
+    __shared__ float XY[SECTION];   ->  static constexpr ::scanlab::emu::detail::StaticSharedSite
+                                         scanlab_site_XY{"XY", __FILE__, __LINE__};
+                                         float (&XY)[SECTION] = ::scanlab::emu::detail::static_shared<float[SECTION], 0>(scanlab_site_XY);
+                                        (on one line)
+
+A static array in a function becomes a reference to the block's instance of it, which the emulator
+keeps between guard pages: a read or write past either end is a memory error naming the array
+(C++ has no way to put a thread_local array there). Scalars, objects, several names in one
+declaration and arrays at namespace scope keep the shim's `__shared__` (a thread_local with guard zones).
+
+In a function (a kernel or a device function), an extern declaration becomes a pointer to the block's dynamic
 shared memory: every such array of a launch starts at the same address, as on a GPU. At file or
 namespace scope (CUDA allows it there too) it becomes a macro for that pointer, when the declaration
 is alone on its line. Anything else is left as written; the shim's __shared__ then makes the build
@@ -24,6 +34,11 @@ import sys
 DECLARATION = re.compile(
     r"\bextern\s+__shared__\s+(?P<type>[^;\[\]{}()/\n]*?(?:__align__\s*\(\s*\d+\s*\)[^;\[\]{}()/\n]*?)?)"
     r"\s*\b(?P<name>[A-Za-z_]\w*)\s*\[\s*\]\s*;")
+# `[static] __shared__ [__align__(n)] TYPE NAME[DIM]...;` on one line (a DIM may divide, not hold a comment);
+# TYPE without commas, parentheses or brackets (a template type with several arguments keeps the shim's __shared__).
+STATIC_ARRAY = re.compile(
+    r"(?<![\w.])(?:static\s+)?__shared__\s+(?P<type>[^;\[\]{}()/\n=,]*?(?:__align__\s*\(\s*(?P<align>\d+)\s*\)[^;\[\]{}()/\n=,]*?)?)"
+    r"\s*\b(?P<name>[A-Za-z_]\w*)\s*(?P<dims>(?:\[(?:[^\[\];{}/\n]|/(?![/*]))+\]\s*)+);")
 ALIGN = re.compile(r"__align__\s*\(\s*\d+\s*\)")
 TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|[{}]|\bnamespace\b|\bextern\s*"C"',
                     re.DOTALL)
@@ -76,7 +91,21 @@ def rewrite(text):
             return m.group(0)  # shares its line: left for the compiler to name
         return f"#define {name} (::scanlab::dynamic_shared<{ctype}>(\"{name}\"))"
 
-    return DECLARATION.sub(replace, text)
+    def replace_static(m):
+        if any(a <= m.start() < b for a, b in skip) or not in_function(m.start()):
+            return m.group(0)
+        ctype = " ".join(ALIGN.sub(" ", m.group("type")).split())
+        if not ctype or ctype in ("static", "extern") or ctype.startswith("extern "):
+            return m.group(0)
+        name, dims, align = m.group("name"), " ".join(m.group("dims").split()), m.group("align") or "0"
+        site = f"scanlab_site_{name}"
+        return (f"static constexpr ::scanlab::emu::detail::StaticSharedSite {site}{{\"{name}\", __FILE__, __LINE__}}; "
+                f"{ctype} (&{name}){dims} = ::scanlab::emu::detail::static_shared<{ctype}{dims}, {align}>({site});")
+
+    text = DECLARATION.sub(replace, text)
+    # Offsets changed: find the scopes again.
+    marks, skip = code_scopes(text)
+    return STATIC_ARRAY.sub(replace_static, text)
 
 
 def main(argv):

@@ -143,6 +143,18 @@ void* dynamic_shared_memory(std::size_t element_size, const char* name) {
   return t->block->dynamic_shared;
 }
 
+void* static_shared_array(const StaticSharedSite& site, std::size_t bytes, std::size_t align, std::size_t element_size) {
+  if (impl::CudaThread* t = tls_thread) return t->block->worker().static_array(site, bytes, align, element_size);
+  // Host code (a __device__ function called outside a launch): one instance per OS thread, as a
+  // thread_local __shared__ variable would be.
+  thread_local std::vector<std::pair<const StaticSharedSite*, std::unique_ptr<unsigned char[]>>> host;
+  for (auto& [s, data] : host) {
+    if (s == &site) return reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(data.get()) + align - 1) & ~(align - 1));
+  }
+  host.emplace_back(&site, std::make_unique<unsigned char[]>(bytes + align));
+  return static_shared_array(site, bytes, align, element_size);
+}
+
 void trace_shared(const char* name, const void* data, std::size_t count, std::size_t element_size,
                   FormatFn format) {
   if (impl::CudaThread* t = tls_thread) t->block->register_trace(name, data, count, element_size, format);

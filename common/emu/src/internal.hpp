@@ -326,6 +326,9 @@ bool redirect_memory_fault(CudaThread& t, const siginfo_t& info, void* context) 
 /// Registers a worker's dynamic shared memory reservation [begin, end) (memory_fault.cpp): a fault
 /// there is reported against the faulting block's dynamic shared memory. unguard_array(begin) forgets it.
 void guard_dynamic_shared(const void* begin, const void* end);
+/// Registers a worker's reservation for rewritten static `__shared__` arrays [begin, end): a fault
+/// there is reported against the faulting block's nearest such array (Worker::static_array_near).
+void guard_static_shared(const void* begin, const void* end);
 /// What the built-in variables read outside kernel code (see detail::tls_thread_idx).
 inline constexpr uint3 kHostThreadIdx{0, 0, 0};
 inline constexpr detail::BlockBuiltins kHostBlock{};
@@ -624,6 +627,29 @@ class Worker {
     if (static_ != nullptr) static_->verified = true;
   }
   const StaticLayout* static_layout() const { return static_ != nullptr ? static_->layout : nullptr; }
+
+  /// A static `__shared__` array the build rewrote (detail::static_shared): where this worker keeps
+  /// it during the launch, and what it is, for reports.
+  struct StaticArray {
+    const detail::StaticSharedSite* site = nullptr;
+    unsigned char* data = nullptr;
+    std::size_t bytes = 0, element_size = 1;
+    std::uint64_t poisoned_in = 0;  ///< the block_serial_ of the last block that poisoned it
+  };
+  /// The running block's instance of the array declared at `site` (the first thread of a block that
+  /// reaches the declaration poisons it).
+  void* static_array(const detail::StaticSharedSite& site, std::size_t bytes, std::size_t align,
+                     std::size_t element_size) {
+    for (StaticArray& a : static_arrays_) {
+      if (a.site == &site) {
+        if (a.poisoned_in != block_serial_) poison_static_array(a);
+        return a.data;
+      }
+    }
+    return add_static_array(site, bytes, align, element_size);
+  }
+  /// The array of this launch nearest `address` (a fault in the guard pages around them), or null.
+  const StaticArray* static_array_near(std::uintptr_t address) const;
   void bump_progress() { progress.store(progress.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
   /// Release: the monitor, having read the heartbeat with acquire, may read what the worker wrote
   /// before it (the block, the running thread's last sync point) for its report.
@@ -672,6 +698,27 @@ class Worker {
     bool verified = false;          ///< the guard zones hold kGuardByte (checked at a block's end)
   };
   std::vector<StaticMemory> static_memory_;
+  // Rewritten static arrays (static_array()): those of the running launch, in the order its threads
+  // first reached them; array k lies in slot k, in the middle of a PROT_NONE reservation of its own
+  // (static_map_, 2 * static_far_ bytes a slot), touching the guard page after it (forward and random
+  // thread order) or before it (reverse), as dynamic shared memory does. Without guard pages (ASan,
+  // TSan, other architectures, more arrays than slots) they are on the heap.
+  void* add_static_array(const detail::StaticSharedSite& site, std::size_t bytes, std::size_t align,
+                         std::size_t element_size);
+  void poison_static_array(StaticArray& a);
+  static constexpr std::size_t kStaticSlots = 16;
+  std::vector<StaticArray> static_arrays_;
+  std::uint64_t block_serial_ = 0;  ///< counts the blocks this worker started
+  unsigned char static_poison_ = 0;
+  bool static_at_start_ = false;  ///< the launch's threads run in reverse order
+  unsigned char* static_map_ = nullptr;
+  std::size_t static_far_ = 0;
+  bool static_map_failed_ = false;
+  struct StaticSlot {
+    unsigned char *lo = nullptr, *hi = nullptr;  ///< the readable and writable pages
+  };
+  std::array<StaticSlot, kStaticSlots> static_slots_{};
+  std::vector<std::unique_ptr<unsigned char[]>> static_heap_;  ///< without guard pages
   StaticMemory* static_ = nullptr;  ///< of the launch being run
   struct AlignedDelete {
     void operator()(unsigned char* p) const;

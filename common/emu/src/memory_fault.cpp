@@ -35,7 +35,8 @@ struct Guarded {
   std::atomic<std::uintptr_t> begin{0}, end{0};
   const void* data = nullptr;
   std::size_t count = 0, element_size = 0;
-  bool shared = false;  ///< a worker's dynamic shared memory: the faulting block's array
+  enum Kind : unsigned char { device, dynamic_shared, static_shared };
+  Kind kind = device;  ///< shared: a worker's reservation, reported against the faulting block's array
 };
 
 // Fixed size: the signal handler reads it without a lock or an allocation.
@@ -52,7 +53,7 @@ void guard_array(const void* data, std::size_t count, std::size_t element_size, 
     g.data = data;
     g.count = count;
     g.element_size = element_size;
-    g.shared = element_size == 0;
+    g.kind = element_size == 0 ? Guarded::dynamic_shared : Guarded::device;
     g.end.store(reinterpret_cast<std::uintptr_t>(end), std::memory_order_relaxed);
     g.begin.store(reinterpret_cast<std::uintptr_t>(begin), std::memory_order_release);
     return;
@@ -75,6 +76,14 @@ void unguard_array(const void* data) {
 namespace impl {
 
 void guard_dynamic_shared(const void* begin, const void* end) { guard_array(begin, 0, 0, begin, end); }
+
+void guard_static_shared(const void* begin, const void* end) {
+  guard_array(begin, 0, 0, begin, end);
+  std::lock_guard lock(registry_mutex);
+  for (Guarded& g : registry) {
+    if (g.begin.load(std::memory_order_relaxed) == reinterpret_cast<std::uintptr_t>(begin)) g.kind = Guarded::static_shared;
+  }
+}
 
 namespace {
 
@@ -155,7 +164,7 @@ bool redirect_memory_fault(CudaThread& t, const siginfo_t& info, void* context) 
 std::string Block::memory_fault_report(const CudaThread& t) const {
   const void* data = nullptr;
   std::size_t count = 0, size = 1;
-  bool shared = false;
+  Guarded::Kind kind = Guarded::device;
   {
     std::lock_guard lock(registry_mutex);
     for (const Guarded& g : registry) {
@@ -164,14 +173,30 @@ std::string Block::memory_fault_report(const CudaThread& t) const {
         data = g.data;
         count = g.count;
         size = g.element_size;
-        shared = g.shared;
+        kind = g.kind;
       }
     }
   }
-  if (shared) {  // this block's dynamic shared memory, viewed as the kernel's dynamic_shared<T>() sees it
+  const bool shared = kind != Guarded::device;
+  std::string array;  // the shared array's name and declaration, for the message
+  if (kind == Guarded::dynamic_shared) {  // this block's dynamic shared memory, as dynamic_shared<T>() sees it
     data = dynamic_shared;
     size = dynamic_element_size != 0 ? dynamic_element_size : 1;
     count = launch_->dynamic_shared_bytes / size;
+    array = "its dynamic shared memory" +
+            (dynamic_name != nullptr ? " (extern __shared__ " + std::string(dynamic_name) + "[])" : std::string());
+  } else if (kind == Guarded::static_shared) {  // the block's rewritten static array nearest the address
+    if (const Worker::StaticArray* a = worker_.static_array_near(t.fault_address)) {
+      data = a->data;
+      size = a->element_size;
+      count = a->bytes / size;
+      std::string file = a->site->file;
+      file = file.substr(file.find_last_of('/') + 1);
+      array = "the static __shared__ array " + std::string(a->site->name) + " (declared at " + file + ":" +
+              std::to_string(a->site->line) + ")";
+    } else {
+      array = "a static __shared__ array";
+    }
   }
   const auto offset = static_cast<std::ptrdiff_t>(t.fault_address - reinterpret_cast<std::uintptr_t>(data));
   const auto s = static_cast<std::ptrdiff_t>(size), n = static_cast<std::ptrdiff_t>(count);
@@ -187,9 +212,7 @@ std::string Block::memory_fault_report(const CudaThread& t) const {
   if (shared) {
     text = "memory error: kernel '" + std::string(launch_->kernel) + "', " + block_name() + ", " + thread_name(t.linear) +
            (t.fault_write ? " wrote " : " read ") + (after ? "past the end" : "before the start") +
-           " of its dynamic shared memory" +
-           (dynamic_name != nullptr ? " (extern __shared__ " + std::string(dynamic_name) + "[])" : std::string()) +
-           ", a " + std::to_string(count) + "-element array of " + std::to_string(size) + "-byte elements (element " +
+           " of " + array + ", a " + std::to_string(count) + "-element array of " + std::to_string(size) + "-byte elements (element " +
            std::to_string(element) + (after ? " = N+" + std::to_string(element - n) : std::string()) + ")";
   }
   const std::string line = source_line(t.fault_pc);
@@ -197,6 +220,10 @@ std::string Block::memory_fault_report(const CudaThread& t) const {
     text += " at " + line;
   } else if (t.where.line() != 0) {
     text += " after its last sync point at " + where_text(t.where);
+  }
+  if (kind == Guarded::static_shared) {
+    return text + (after ? "; an index past the size the array is declared with?"
+                         : "; a negative index (t - stride read by a thread t < stride?)");
   }
   if (shared) {
     return text + (after ? "; an index past the size the launch gives (its dynamic shared memory bytes), or a launch "

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 #include <thread>
 
 #include <sys/mman.h>
@@ -129,6 +130,10 @@ Worker::~Worker() {
   block.retire_threads();  // on this OS thread, before its stacks go
   Registry::get().remove(this);
   unmap_dynamic();
+  if (static_map_ != nullptr) {
+    unguard_array(static_map_);
+    ::munmap(static_map_, kStaticSlots * 2 * static_far_);
+  }
 }
 
 Worker& current_worker() {
@@ -160,6 +165,9 @@ void Worker::prepare(const Launch& launch) {
       static_ = &static_memory_.back();
     }
   }
+  // Rewritten static arrays: placed again as this launch's threads reach them (see static_array()).
+  static_arrays_.clear();
+  static_at_start_ = launch.settings.thread_order == Order::reverse;
   // Dynamic shared memory, between guard pages where it can be: a read or write past the end faults
   // at once, however far (memory_fault.cpp names the array, element, block, thread and line). One
   // end of the array touches a guard page, the other has guard bytes up to the page boundary, which
@@ -238,7 +246,76 @@ void Worker::unmap_dynamic() {
   dynamic_mapped_ = dynamic_far_ = dynamic_capacity_ = 0;
 }
 
+void* Worker::add_static_array(const detail::StaticSharedSite& site, std::size_t bytes, std::size_t align,
+                               std::size_t element_size) {
+  StaticArray a{&site, nullptr, bytes, element_size != 0 ? element_size : 1, 0};
+  const std::size_t slot = static_arrays_.size();
+#if defined(SCANLAB_EMU_SHARED_GUARD_PAGES)
+  static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  if (static_map_ == nullptr && !static_map_failed_) {
+    // A reservation per slot, address space only: an index far past one array lands in guard pages,
+    // not in the next array (smaller under a limit on address space).
+    for (const std::size_t far : {std::size_t{64} << 20, std::size_t{1} << 20, std::size_t{64} << 10}) {
+      void* base = ::mmap(nullptr, kStaticSlots * 2 * far, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (base == MAP_FAILED) continue;
+      static_map_ = static_cast<unsigned char*>(base);
+      static_far_ = far;
+      guard_static_shared(static_map_, static_map_ + kStaticSlots * 2 * far);
+      break;
+    }
+    static_map_failed_ = static_map_ == nullptr;
+  }
+  const std::size_t usable = (bytes + align + page - 1) / page * page;
+  if (static_map_ != nullptr && slot < kStaticSlots && usable < static_far_) {
+    unsigned char* const middle = static_map_ + (2 * slot + 1) * static_far_;
+    unsigned char* const lo = static_at_start_ ? middle : middle - usable;
+    StaticSlot& s = static_slots_[slot];
+    if (s.lo != lo || s.hi != lo + usable) {
+      // Two system calls, only when the array's size or the thread order differs from the slot's last.
+      if ((s.lo != nullptr && ::mprotect(s.lo, static_cast<std::size_t>(s.hi - s.lo), PROT_NONE) != 0) ||
+          ::mprotect(lo, usable, PROT_READ | PROT_WRITE) != 0) {
+        throw std::runtime_error("the emulator cannot map static shared memory (mprotect failed)");
+      }
+      s.lo = lo;
+      s.hi = lo + usable;
+    }
+    // The end of the array touches the guard page after it, or its start the one before it.
+    a.data = static_at_start_ ? middle : reinterpret_cast<unsigned char*>(reinterpret_cast<std::uintptr_t>(middle - bytes) & ~(align - 1));
+  }
+#endif
+  if (a.data == nullptr) {
+    if (static_heap_.size() <= slot) static_heap_.resize(slot + 1);
+    static_heap_[slot] = std::make_unique<unsigned char[]>(bytes + align);
+    const auto p = reinterpret_cast<std::uintptr_t>(static_heap_[slot].get());
+    a.data = reinterpret_cast<unsigned char*>((p + align - 1) & ~(align - 1));
+  }
+  static_arrays_.push_back(a);
+  poison_static_array(static_arrays_.back());
+  return a.data;
+}
+
+void Worker::poison_static_array(StaticArray& a) {
+  std::memset(a.data, static_poison_, a.bytes);
+  a.poisoned_in = block_serial_;
+}
+
+const Worker::StaticArray* Worker::static_array_near(std::uintptr_t address) const {
+  const StaticArray* nearest = nullptr;
+  std::uintptr_t best = ~std::uintptr_t{0};
+  for (const StaticArray& a : static_arrays_) {
+    const auto begin = reinterpret_cast<std::uintptr_t>(a.data), end = begin + a.bytes;
+    const std::uintptr_t distance = address < begin ? begin - address : address >= end ? address - end + 1 : 0;
+    if (distance < best) {
+      best = distance;
+      nearest = &a;
+    }
+  }
+  return nearest;
+}
+
 void Worker::poison_shared_memory(std::size_t dynamic_bytes, unsigned char poison) {
+  ++block_serial_;
+  static_poison_ = poison;
   if (static_ != nullptr) {
     for (const auto& [offset, size] : static_->layout->variables) std::memset(static_->base + offset, poison, size);
     // The guard zones keep their bytes from block to block, unless a block ended without a full check.

@@ -73,6 +73,7 @@ constexpr unsigned kGroupValues = 36;
 /// collectives_kernel: one block of 64 threads; each thread writes kCollectiveValues results of
 /// cg::reduce and the cg scans over tiles of 32, 16 and 8 threads, all as doubles (every value is an
 /// integer small enough to be exact).
+constexpr unsigned kReachThreads = 64;
 constexpr unsigned kCollectiveThreads = 64, kCollectiveValues = 16;
 
 /// block_scan_kernel's blocks (each scans its own section of kBlockScanThreads elements).
@@ -137,6 +138,8 @@ struct CompatBackend {
   std::vector<int> (*dynamic_shared_views)(unsigned threads);
   /// The same, through two `extern __shared__` arrays (int, then float), as the book declares them.
   std::vector<int> (*extern_shared_views)(unsigned threads);
+  /// static_shared_reach_kernel (one block of kReachThreads): the value read, then the array.
+  std::vector<int> (*static_shared_reach)(int read_at, int write_at);
   /// printf from 4 threads of one block ("compat printf: block B thread T value V").
   void (*print)();
   /// Warp and block operations that worked before this suite: per thread of a 64-thread block,

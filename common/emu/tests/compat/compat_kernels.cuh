@@ -124,6 +124,21 @@ __global__ void extern_shared_views_kernel(int* out) {
   out[t] = read[blockDim.x - 1 - t];
 }
 
+/// A static `__shared__` array reached at indices the host gives: thread 7 reads element `read_at`
+/// and writes -1 to element `write_at`, then every thread copies the array out (after out[0], the
+/// value read). In bounds, a GPU gives the same; out of bounds, the cpu backend names the array.
+__global__ void static_shared_reach_kernel(int* out, int read_at, int write_at) {
+  __shared__ int values[kReachThreads];
+  values[threadIdx.x] = 3 * static_cast<int>(threadIdx.x);
+  __syncthreads();
+  if (threadIdx.x == 7) {
+    out[0] = values[read_at];
+    values[write_at] = -1;
+  }
+  __syncthreads();
+  out[1 + threadIdx.x] = values[threadIdx.x];
+}
+
 __global__ void printf_kernel(int value) {
   printf("compat printf: block %u thread %u value %d\n", blockIdx.x, threadIdx.x, value + static_cast<int>(threadIdx.x));
 }

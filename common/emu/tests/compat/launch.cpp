@@ -51,6 +51,15 @@ std::vector<int> run_extern_shared_views(unsigned threads) {
   return result;
 }
 
+std::vector<int> run_static_shared_reach(int read_at, int write_at) {
+  DeviceBuffer<int> out(1 + kReachThreads);
+  launch(static_shared_reach_kernel, {"static_shared_reach_kernel", 1, kReachThreads, 0}, out.data(), read_at, write_at);
+  synchronize();
+  std::vector<int> result(1 + kReachThreads);
+  out.download(result.data());
+  return result;
+}
+
 void run_print() {
   launch(printf_kernel, {"printf_kernel", 1, 4, 0}, 40);
   synchronize();  // a GPU prints a kernel's printf output when the host synchronizes
@@ -182,7 +191,7 @@ CompatBackend SCANLAB_FOR_BACKEND(backend)() {
   void (*set_devices)(int) = nullptr;
 #endif
   return {name, &require_backend, &run_atomics, &run_intrinsics,
-          &run_dynamic_shared_views, &run_extern_shared_views, &run_print, &run_warp_and_block,
+          &run_dynamic_shared_views, &run_extern_shared_views, &run_static_shared_reach, &run_print, &run_warp_and_block,
           &run_groups, &run_collectives, &run_block_scan, &run_lookback_scan, &run_cuda_atomics,
           set_devices, [] { return device_count(); }, &run_peer_read, &run_launch_into_other_devices_stream};
 }

@@ -157,6 +157,37 @@ TEST_P(EmuCompat, ExternSharedArraysOfTwoTypesAreOneBuffer) {
   for (unsigned t = 0; t < kThreads; ++t) EXPECT_EQ(out[t], 100 + static_cast<int>(kThreads - 1 - t)) << t;
 }
 
+// A static __shared__ array in bounds (both backends), then, on the emulator only (a GPU reads or
+// writes whatever lies there), just past its end and far from either end: each a memory error that
+// names the array, the element, the block and the thread.
+TEST_P(EmuCompat, StaticSharedArrayOutOfBoundsIsAMemoryErrorNamingIt) {
+  const std::vector<int> in_bounds = GetParam().static_shared_reach(63, 2);
+  ASSERT_EQ(in_bounds.size(), 1 + kReachThreads);
+  EXPECT_EQ(in_bounds[0], 3 * 63);
+  for (unsigned t = 0; t < kReachThreads; ++t) EXPECT_EQ(in_bounds[1 + t], t == 2 ? -1 : 3 * static_cast<int>(t)) << t;
+  if (GetParam().set_devices == nullptr) GTEST_SKIP() << "on a GPU these accesses are undefined";
+  const auto error_of = [&](int read_at, int write_at) -> std::string {
+    try {
+      GetParam().static_shared_reach(read_at, write_at);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const std::string array = "of the static __shared__ array values (declared at compat_kernels.cuh:";
+  const std::string past = error_of(64, 0);
+  EXPECT_NE(past.find("memory error: kernel 'static_shared_reach_kernel', block 0, thread 7 read past the end " + array),
+            std::string::npos) << past;
+  EXPECT_NE(past.find("a 64-element array of 4-byte elements (element 64 = N+0)"), std::string::npos) << past;
+  const std::string before = error_of(-100000, 0);
+  EXPECT_NE(before.find("thread 7 read before the start " + array), std::string::npos) << before;
+  EXPECT_NE(before.find("(element -100000)"), std::string::npos) << before;
+  const std::string far = error_of(0, 1 << 20);
+  EXPECT_NE(far.find("thread 7 wrote past the end " + array), std::string::npos) << far;
+  EXPECT_NE(far.find("(element 1048576 = N+1048512)"), std::string::npos) << far;
+  EXPECT_EQ(GetParam().static_shared_reach(1, 3)[0], 3);  // a launch after the faults runs as before
+}
+
 TEST_P(EmuCompat, PrintfInAKernelPrintsEveryThreadsLine) {
   ::testing::internal::CaptureStdout();
   GetParam().print();

@@ -15,6 +15,10 @@
 ///   of a static shared array is a "memory error: ..." report. The library's static shared memory
 ///   lies between two anchor objects linked first and last into it (common/emu/module/); see the
 ///   emulator's README, "Static shared memory". (A kernel library holds no other thread_local data.)
+///   An array declared in a kernel or device function (`__shared__ T a[N];`, alone on its line) is
+///   rewritten by the build (common/cmake/cpu_sources.py) into a reference to a per-block array
+///   between guard pages (static_shared below): a read or write past either end, however far, is a
+///   "memory error" naming the array, the element, the block, the thread and the line.
 ///   Write qualifiers after it (`__shared__ volatile int flag`), and use scanlab::dynamic_shared<T>()
 ///   for dynamic shared memory (`extern __shared__` does not compile on this backend: its error names
 ///   it, see SCANLAB_EMU_SHARED_N_).
@@ -209,6 +213,26 @@ void count_op();
 /// start, between guard pages and guard zones. `element_size` and `name`: of the array the kernel
 /// sees (for memory error reports; 0 and null if not known).
 void* dynamic_shared_memory(std::size_t element_size = 0, const char* name = nullptr);
+
+/// A static `__shared__` array as the build rewrites it (common/cmake/cpu_sources.py): its name and
+/// the place of its declaration, one constant per declaration (and per template instantiation).
+struct StaticSharedSite {
+  const char* name;
+  const char* file;
+  unsigned line;
+};
+/// The calling thread's block's instance of the array declared at `site`: between guard pages where
+/// it can be (Worker::static_array), poisoned at the start of each block, the same address for every
+/// thread of the block.
+void* static_shared_array(const StaticSharedSite& site, std::size_t bytes, std::size_t align,
+                          std::size_t element_size);
+/// `__shared__ T a[N];` in a kernel or device function, as the build rewrites it:
+/// `T (&a)[N] = static_shared<T[N], 0>(site);` (Align: an `__align__(n)` of the declaration, or 0).
+template <class A, std::size_t Align>
+A& static_shared(const StaticSharedSite& site) {
+  constexpr std::size_t align = Align > alignof(A) ? Align : alignof(A);
+  return *static_cast<A*>(static_shared_array(site, sizeof(A), align, sizeof(std::remove_all_extents_t<A>)));
+}
 
 /// Registers a shared array to be recorded after every barrier while tracing is on.
 using FormatFn = void (*)(const void* element, char* buffer, std::size_t buffer_size);
