@@ -124,6 +124,13 @@ std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& fail
   return timed_explanation([&] { return explain::smallest_failure(algorithm, failing, seed); });
 }
 
+// After an error, the smallest size that ends in the same error (once per algorithm).
+std::string smallest_error(const Algorithm& algorithm, const ScanProblem& failing, std::uint64_t seed,
+                           const std::string& error) {
+  if (explain::error_kind(error).empty() || !first_explanation(algorithm)) return "";
+  return timed_explanation([&] { return explain::smallest_error(algorithm, failing, seed, error); });
+}
+
 }  // namespace
 
 std::string check_sizes(const Algorithm& algorithm, DType type, OpKind op, ScanKind kind,
@@ -148,10 +155,12 @@ std::string check_sizes(const Algorithm& algorithm, DType type, OpKind op, ScanK
       // A memory error's line starts with "memory error:" wherever it is reported (the grade report
       // classifies failures by it).
       const std::string what = e.what(), tag = "memory error: ";
+      const std::string smaller = smallest_error(algorithm, problem, seed, what);
       if (what.rfind(tag, 0) == 0) {
-        return tag + std::string(algorithm.name) + " at n = " + std::to_string(n) + ": " + what.substr(tag.size());
+        return tag + std::string(algorithm.name) + " at n = " + std::to_string(n) + ": " + what.substr(tag.size()) +
+               smaller;
       }
-      return std::string(algorithm.name) + " at n = " + std::to_string(n) + ": " + what;
+      return std::string(algorithm.name) + " at n = " + std::to_string(n) + ": " + what + smaller;
     }
     const VerifyResult v = verify_scan(problem, input.data(), output.data());
     if (!v.passed) return std::string(algorithm.name) + ": " + v.message + smallest_failure(algorithm, problem, seed);
