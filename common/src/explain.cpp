@@ -1021,7 +1021,7 @@ std::string error_kind(const std::string& message) {
 }
 
 std::string smallest_error(const Algorithm& algorithm, const ScanProblem& failing, std::uint64_t seed,
-                           const std::string& error) {
+                           const std::string& error, bool or_itself) {
   const std::string kind = error_kind(error);
   if (kind.empty()) return "";
   const auto start = std::chrono::steady_clock::now();
@@ -1045,7 +1045,12 @@ std::string smallest_error(const Algorithm& algorithm, const ScanProblem& failin
              "):\n    " + e.what();
     }
   }
-  return "";
+  if (!or_itself || failing.n > kShrinkSizes[std::size(kShrinkSizes) - 1]) return "";
+  // Nothing smaller: the failing case itself is the smallest (its error is the one above).
+  const HostArray input = make_input(failing.type, failing.op, failing.n, seed + failing.n);
+  return "\nThe smallest failing case found: n = " + std::to_string(failing.n) + ", x = seeded random values " +
+         show_elements(input, failing.n) + ": no smaller size tried ends in this " + kind +
+         "\nWhere it goes wrong (n = " + std::to_string(failing.n) + "):\n    " + error;
 }
 
 

@@ -124,8 +124,9 @@ std::string error_kind(const std::string& message);
 /// below it (n = 0, then kShrinkSizes) whose seeded run ends in the same kind of error ("The smallest
 /// failing case found: n = 1, ..., the same memory error", then that run's error in full: the kernel,
 /// the block, the thread and the access). The sizes go up, so a hang costs the watchdog's time once.
-/// "" when no smaller size gives it.
+/// When no smaller size gives it: with `or_itself` (and `failing` no larger than the shrink's sizes),
+/// the failing case itself, its input and `error`; else "".
 std::string smallest_error(const Algorithm& algorithm, const ScanProblem& failing, std::uint64_t seed,
-                           const std::string& error);
+                           const std::string& error, bool or_itself = false);
 
 }  // namespace scanlab::grading::explain
