@@ -168,14 +168,19 @@ inline std::string select(const Request& failing, const RunApp& run) {
     const std::size_t want = source[j];
     if (got == want) continue;
     std::string line = head + where + at("y", j) + " holds " +
-                       (got ? "x[" + std::to_string(*got) + "] (whose slot is y[" + std::to_string(slot(*got)) + "])"
-                            : std::to_string(y[j]) + ", no input (never written?)") +
+                       (!got ? std::to_string(y[j]) + ", no input (never written?)"
+                        : keep[*got] || is_partition(r.app)
+                            ? "x[" + std::to_string(*got) + "] (whose slot is y[" + std::to_string(slot(*got)) + "])"
+                            : "x[" + std::to_string(*got) + "] (not kept: it has no slot)") +
                        ", it should hold x[" + std::to_string(want) + "]: ";
     const std::string w = "x[" + std::to_string(want) + "]";
-    line += keep[want] ? w + " is kept, and " + std::to_string(before[want]) + " kept elements come before it (in " +
-                             inputs(0, want) + ")"
-                       : w + " is not kept: all " + std::to_string(kept) + " kept elements come first, then the " +
-                             std::to_string(want - before[want]) + " not kept before it (in " + inputs(0, want) + ")";
+    const auto counted = [](std::size_t c, const char* what) {
+      return std::to_string(c) + " " + what + (c == 1 ? " element" : " elements");
+    };
+    line += keep[want] && want == 0 ? w + " is kept, and first"
+            : keep[want] ? w + " is kept, after " + counted(before[want], "kept") + " in " + inputs(0, want)
+                         : w + " is not kept: it comes after all " + counted(kept, "kept") + ", then " +
+                               counted(want - before[want], "other") + " in " + inputs(0, want);
     std::size_t landed = y.size();
     for (std::size_t k = 0; k < y.size(); ++k) {
       if (which(y[k]) == want) landed = k;

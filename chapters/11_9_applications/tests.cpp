@@ -108,6 +108,10 @@ std::string segments_as_ranges(const Request& failing) {
 
 std::vector<std::size_t> sizes();
 
+std::string first_of(std::size_t m) {
+  return m == 1 ? "the first element of this input" : "the first " + std::to_string(m) + " elements of this input";
+}
+
 // After a wrong answer (issue 37), once per application: the shortest prefix of the same input (and head
 // flags, and pivot) that is still answered wrong, at the sizes the scans' shrink tries and the tests' own
 // (the tile edges), then the failing size itself (the segmented scan's ranges: up to
@@ -174,8 +178,8 @@ std::string smallest_failure(const Request& failing, const std::string& error = 
     if (kind.empty() || ex::error_kind(threw) != kind) return "";  // another error tells its own story
     HostArray x(r.type, m);
     std::memcpy(x.data(), r.input, x.bytes());
-    return "\nThe smallest failing case found: n = " + std::to_string(m) + ", x = the first " + std::to_string(m) +
-           " elements of this input " + ex::show_elements(x, m) + ", the same " + kind +
+    return "\nThe smallest failing case found: n = " + std::to_string(m) + ", x = " + first_of(m) + " " +
+           ex::show_elements(x, m) + ", the same " + kind +
            "\nWhere it goes wrong (n = " + std::to_string(m) + "):\n    " + threw;
   }
   const std::size_t bytes = size_of(r.type);
@@ -187,8 +191,8 @@ std::string smallest_failure(const Request& failing, const std::string& error = 
   for (std::size_t i = 0; i < std::min(got.size(), expected.size()); ++i) {
     wrong += std::memcmp(got.as<unsigned char>() + i * bytes, expected.as<unsigned char>() + i * bytes, bytes) != 0;
   }
-  std::string shown = "\nThe smallest failing case found: n = " + std::to_string(m) + ", x = the first " +
-                      std::to_string(m) + " elements of this input\n  x        " + ex::show_elements(x, m) +
+  std::string shown = "\nThe smallest failing case found: n = " + std::to_string(m) + ", x = " + first_of(m) +
+                      "\n  x        " + ex::show_elements(x, m) +
                       "\n  expected " + ex::show_elements(expected, expected.size()) + "\n  got      " +
                       ex::show_elements(got, got.size()) + "\n  (" + std::to_string(wrong) + " of " +
                       std::to_string(expected.size()) + " elements wrong)\n  " + message;
