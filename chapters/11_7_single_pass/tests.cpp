@@ -138,10 +138,10 @@ std::string fewest_launches(const ScanProblem& failing, int failed) {
         reference_scan(out.input.as<T>(), want.as<T>(), m, op, problem.kind);
         expected = grading::explain::show_elements(want, m);
       });
-      return "\nThe smallest failing case found: n = " + std::to_string(m) + ", " + k +
+      return "\nThe smallest failing case found: n = " + std::to_string(m) + ", x = launch " + k + "'s input, " + k +
              " launches on the same buffers\n  x        " + grading::explain::show_elements(out.input, m) +
-             " (launch " + k + "'s input)\n  expected " + expected +
-             "\n  got      " + grading::explain::show_elements(out.output, m) +
+             "\n  expected " + expected + "\n  got      " + grading::explain::show_elements(out.output, m) +
+             "\n  (" + std::to_string(out.verdict.wrong) + " of " + std::to_string(m) + " elements wrong)" +
              "\nWhere it goes wrong (" + k + " launches of n = " + std::to_string(m) + "):\n    launch " + k +
              ": " + out.verdict.message + "; the launch" + (out.failed == 1 ? "" : "es") + " before it, on the same "
              "counter and flags, scanned right, so what a launch leaves in them changes the next one";

@@ -62,9 +62,9 @@ std::string fewest_launches(const s11_8::RepeatedLaunches& r, int failed) {
         return "";
       }
       if (found.empty() || k < 0) continue;
-      return "\nThe smallest failing case found: n = " + std::to_string(m) + ", " + std::to_string(k + 1) +
-             " launches on one workspace (seeded inputs " + std::to_string(r.seed) + " and " +
-             std::to_string(r.seed + 1) + ", in turn)\nWhere it goes wrong (" + std::to_string(k + 1) +
+      return "\nThe smallest failing case found: n = " + std::to_string(m) + ", x = the seeded inputs " +
+             std::to_string(r.seed) + " and " + std::to_string(r.seed + 1) + " in turn, " + std::to_string(k + 1) +
+             " launches on one workspace\nWhere it goes wrong (" + std::to_string(k + 1) +
              " launches of n = " + std::to_string(m) + "):\n    " + found + (k > 0 ? std::string("; the launch") +
              (k > 1 ? "es" : "") + " before it scanned right, so what a launch leaves in the tile statuses changes "
              "the next one" : "");

@@ -178,9 +178,8 @@ std::string smallest_failure(const Request& failing, const std::string& error = 
     if (kind.empty() || ex::error_kind(threw) != kind) return "";  // another error tells its own story
     HostArray x(r.type, m);
     std::memcpy(x.data(), r.input, x.bytes());
-    return "\nThe smallest failing case found: n = " + std::to_string(m) + ", x = " + first_of(m) + " " +
-           ex::show_elements(x, m) + ", the same " + kind +
-           "\nWhere it goes wrong (n = " + std::to_string(m) + "):\n    " + threw;
+    return "\nThe smallest failing case found: n = " + std::to_string(m) + ", x = " + first_of(m) + ", the same " +
+           kind + "\n  x        " + ex::show_elements(x, m) + "\nWhere it goes wrong (n = " + std::to_string(m) + "):\n    " + threw;
   }
   const std::size_t bytes = size_of(r.type);
   HostArray x(r.type, m), got(r.type, out.output.size() / bytes);

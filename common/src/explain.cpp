@@ -1040,17 +1040,17 @@ std::string smallest_error(const Algorithm& algorithm, const ScanProblem& failin
       algorithm.run(RunRequest{problem, problem.in_place ? output.data() : input.data(), output.data(), 0, false});
     } catch (const std::exception& e) {
       if (error_kind(e.what()) != kind) continue;
-      return "\nThe smallest failing case found: n = " + std::to_string(n) + ", x = seeded random values " +
-             show_elements(input, n) + ", the same " + kind + "\nWhere it goes wrong (n = " + std::to_string(n) +
+      return "\nThe smallest failing case found: n = " + std::to_string(n) + ", x = seeded random values, the same " +
+             kind + "\n  x        " + show_elements(input, n) + "\nWhere it goes wrong (n = " + std::to_string(n) +
              "):\n    " + e.what();
     }
   }
   if (!or_itself || failing.n > kShrinkSizes[std::size(kShrinkSizes) - 1]) return "";
   // Nothing smaller: the failing case itself is the smallest (its error is the one above).
   const HostArray input = make_input(failing.type, failing.op, failing.n, seed + failing.n);
-  return "\nThe smallest failing case found: n = " + std::to_string(failing.n) + ", x = seeded random values " +
-         show_elements(input, failing.n) + ": no smaller size tried ends in this " + kind +
-         "\nWhere it goes wrong (n = " + std::to_string(failing.n) + "):\n    " + error;
+  return "\nThe smallest failing case found: n = " + std::to_string(failing.n) +
+         ", x = seeded random values (no smaller size tried ends in this " + kind + ")\n  x        " +
+         show_elements(input, failing.n) + "\nWhere it goes wrong (n = " + std::to_string(failing.n) + "):\n    " + error;
 }
 
 

@@ -873,9 +873,10 @@ TEST(Grading, ExplainShrinksAnError) {
   const scanlab::ScanProblem failing{scanlab::DType::int32, scanlab::OpKind::add, scanlab::ScanKind::inclusive, 257,
                                      false};
   const std::string found = ex::smallest_error(a, failing, 1, "memory error: kernel 'k', block 1, thread 0");
-  EXPECT_EQ(found.rfind("\nThe smallest failing case found: n = 5, x = seeded random values [", 0), 0u) << found;
-  EXPECT_NE(found.find("], the same memory error\nWhere it goes wrong (n = 5):\n    memory error: kernel 'k', block 0, "
-                       "thread 5 (read 4 bytes past the end of x)"),
+  EXPECT_EQ(found.rfind("\nThe smallest failing case found: n = 5, x = seeded random values, the same memory error\n"
+                        "  x        [", 0), 0u) << found;
+  EXPECT_NE(found.find("]\nWhere it goes wrong (n = 5):\n    memory error: kernel 'k', block 0, thread 5 (read 4 bytes "
+                       "past the end of x)"),
             std::string::npos)
       << found;
   EXPECT_EQ(ex::error_kind("deadlock: no thread can continue"), "deadlock");
