@@ -13,7 +13,10 @@
 #include <vector>
 
 #include "algorithms.hpp"
+#include "scanlab/dispatch.hpp"
 #include "scanlab/error.hpp"
+#include "scanlab/explain.hpp"
+#include "scanlab/reference.hpp"
 #include "scanlab/inputs.hpp"
 #include "scanlab/testing.hpp"
 #include "scanlab/verify.hpp"
@@ -80,27 +83,85 @@ TEST(Section11_7, ScansAboutAMillionElements) {
 // (nothing is written), and flags left set let a block read a running total before its predecessor
 // wrote this launch's (seen on a GPU; on the cpu backend blocks run one at a time in index order,
 // so a stale flag alone goes unnoticed there).
+// `launches` launches of `problem` in a row on the same buffers, launch k on the seeded input 1000 + k:
+// the first launch whose output is wrong (-1: none), its input, output and what is wrong.
+struct Launches {
+  int failed = -1;
+  HostArray input, output;
+  VerifyResult verdict;
+};
+Launches launch_repeatedly(const ScanProblem& problem, int launches) {
+  const std::size_t n = problem.n;
+  HostArray input(problem.type, n * launches), output(problem.type, n * launches);
+  std::vector<HostArray> inputs;
+  for (int k = 0; k < launches; ++k) {
+    inputs.push_back(make_input(problem.type, problem.op, n, 1000 + k));
+    std::memcpy(static_cast<char*>(input.data()) + k * inputs[k].bytes(), inputs[k].data(), inputs[k].bytes());
+  }
+  output.fill_bytes(0);
+  repeated_launches(RunRequest{problem, input.data(), output.data(), launches, false});
+  Launches out;
+  for (int k = 0; k < launches; ++k) {
+    const char* got = static_cast<const char*>(output.data()) + k * inputs[k].bytes();
+    out.verdict = verify_scan(problem, inputs[k].data(), got);
+    if (out.verdict.passed) continue;
+    out.failed = k;
+    out.input = std::move(inputs[k]);
+    out.output = HostArray(problem.type, n);
+    std::memcpy(out.output.data(), got, out.output.bytes());
+    break;
+  }
+  return out;
+}
+
+// After launch k of many on the same buffers failed (issue 37): the fewest launches that fail is k + 1
+// (the launches before it are the same whatever follows), then the smallest size at which that many
+// fail (explain.hpp's sizes), in full: the failing launch's input, the expected and the actual output.
+std::string fewest_launches(const ScanProblem& failing, int failed) {
+  return grading::timed_explanation([&]() -> std::string {
+    for (std::size_t m : grading::explain::kShrinkSizes) {
+      if (m >= failing.n) break;
+      ScanProblem problem = failing;
+      problem.n = m;
+      Launches out;
+      try {
+        out = launch_repeatedly(problem, failed + 1);
+      } catch (const std::exception&) {
+        return "";
+      }
+      if (out.failed < 0) continue;
+      const std::string k = std::to_string(out.failed + 1);
+      std::string expected;
+      visit_type_op(problem.type, problem.op, [&](auto t, auto op) {
+        using T = typename decltype(t)::type;
+        HostArray want(problem.type, m);
+        reference_scan(out.input.as<T>(), want.as<T>(), m, op, problem.kind);
+        expected = grading::explain::show_elements(want, m);
+      });
+      return "\nThe smallest failing case found: n = " + std::to_string(m) + ", x = launch " + k + "'s input, " + k +
+             " launches on the same buffers\n  x        " + grading::explain::show_elements(out.input, m) +
+             "\n  expected " + expected + "\n  got      " + grading::explain::show_elements(out.output, m) +
+             "\n  (" + std::to_string(out.verdict.wrong) + " of " + std::to_string(m) + " elements wrong)" +
+             "\nWhere it goes wrong (" + k + " launches of n = " + std::to_string(m) + "):\n    launch " + k +
+             ": " + out.verdict.message + "; the launch" + (out.failed == 1 ? "" : "es") + " before it, on the same "
+             "counter and flags, scanned right, so what a launch leaves in them changes the next one";
+    }
+    return "";
+  });
+}
+
 TEST(Section11_7, HundredLaunchesOnTheSameBuffers) {
   SCANLAB_SKIP_IF_UNAVAILABLE(table());
   const int launches = 100;
   const std::size_t n = table().backend == Backend::cpu ? 3 * 4096 + 5 : (std::size_t{1} << 20) + 3;
   for (const Problem& p : kProblems) {
     const ScanProblem problem{p.type, p.op, p.kind, n, false};
-    HostArray input(p.type, n * launches), output(p.type, n * launches);
-    std::vector<HostArray> inputs;
-    for (int k = 0; k < launches; ++k) {
-      inputs.push_back(make_input(p.type, p.op, n, 1000 + k));
-      std::memcpy(static_cast<char*>(input.data()) + k * inputs[k].bytes(), inputs[k].data(), inputs[k].bytes());
-    }
-    output.fill_bytes(0);
-    RunRequest request{problem, input.data(), output.data(), launches, false};
-    ASSERT_NO_THROW(repeated_launches(request));
-    for (int k = 0; k < launches; ++k) {
-      const VerifyResult v =
-          verify_scan(problem, inputs[k].data(), static_cast<const char*>(output.data()) + k * inputs[k].bytes());
-      ASSERT_TRUE(v.passed) << "launch " << k + 1 << " of " << launches << " on the same buffers: " << v.message
-                            << "\n(are the counter and the flags reset before every launch?) see "
-                            << SCANLAB_SOURCE_HINT;
+    Launches out;
+    ASSERT_NO_THROW(out = launch_repeatedly(problem, launches));
+    if (out.failed >= 0) {
+      FAIL() << "launch " << out.failed + 1 << " of " << launches << " on the same buffers: " << out.verdict.message
+             << "\n(are the counter and the flags reset before every launch?)" << fewest_launches(problem, out.failed)
+             << "\nsee " << SCANLAB_SOURCE_HINT;
     }
   }
 }

@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "algorithms.hpp"
+#include "scanlab/explain.hpp"
 #include "scanlab/inputs.hpp"
 #include "scanlab/testing.hpp"
 #include "scanlab/verify.hpp"
@@ -29,7 +31,49 @@ bool on_gpu() { return table().backend == Backend::cuda; }
 // "" if every launch of `r` scanned right, else the first that did not (which, and what is wrong). The
 // outputs come back from the kernels and are checked here: the first two (one per input) against the
 // CPU reference, each later one as a repeat of the earlier launch on the same input.
-std::string repeated_launches(const s11_8::RepeatedLaunches& r) {
+std::string repeated_launches(const s11_8::RepeatedLaunches& r, int* failed = nullptr);
+
+// After launch k of `r` went wrong (issue 37): the fewest launches that go wrong is k + 1 (the launches
+// before it are the same whatever follows); then the smallest size (explain.hpp's sizes) at which that
+// many go wrong, with what is wrong there.
+std::size_t tile_items(DType type);
+
+std::string fewest_launches(const s11_8::RepeatedLaunches& r, int failed) {
+  return grading::timed_explanation([&]() -> std::string {
+    // The sizes below one tile, then 2, 3, 5, 9, ... tiles, one element in the last (the look-back needs
+    // predecessors; a stale status may need many), within 3 s.
+    namespace ex = grading::explain;
+    std::vector<std::size_t> sizes(std::begin(ex::kShrinkSizes), std::end(ex::kShrinkSizes));
+    const std::size_t tile = r.persistent ? 0 : tile_items(r.type);
+    sizes.erase(std::remove_if(sizes.begin(), sizes.end(), [&](std::size_t m) { return tile > 0 && m > tile; }),
+                sizes.end());
+    for (std::size_t tiles = 1; tile > 0 && tiles * tile < r.n; tiles = 2 * tiles) sizes.push_back(tiles * tile + 1);
+    const auto start = std::chrono::steady_clock::now();
+    for (std::size_t m : sizes) {
+      if (m >= r.n || std::chrono::steady_clock::now() - start > std::chrono::seconds(3)) break;
+      s11_8::RepeatedLaunches small = r;
+      small.n = m;
+      small.launches = failed + 1;
+      int k = -1;
+      std::string found;
+      try {
+        found = repeated_launches(small, &k);
+      } catch (const std::exception&) {
+        return "";
+      }
+      if (found.empty() || k < 0) continue;
+      return "\nThe smallest failing case found: n = " + std::to_string(m) + ", x = the seeded inputs " +
+             std::to_string(r.seed) + " and " + std::to_string(r.seed + 1) + " in turn, " + std::to_string(k + 1) +
+             " launches on one workspace\nWhere it goes wrong (" + std::to_string(k + 1) +
+             " launches of n = " + std::to_string(m) + "):\n    " + found + (k > 0 ? std::string("; the launch") +
+             (k > 1 ? "es" : "") + " before it scanned right, so what a launch leaves in the tile statuses changes "
+             "the next one" : "");
+    }
+    return "";
+  });
+}
+
+std::string repeated_launches(const s11_8::RepeatedLaunches& r, int* failed) {
   const s11_8::RepeatedOutputs out = SCANLAB_LINKED_ENTRY(s11_8::repeated_launches)(r);
   const ScanProblem problem{r.type, r.op, r.kind, r.n, false};
   const HostArray inputs[2] = {make_input(r.type, r.op, r.n, r.seed), make_input(r.type, r.op, r.n, r.seed + 1)};
@@ -40,6 +84,14 @@ std::string repeated_launches(const s11_8::RepeatedLaunches& r) {
     return "the kernels' process sent " + std::to_string(out.digests.size()) + " digests and " +
            std::to_string(out.outputs.size()) + " outputs for " + std::to_string(r.launches) + " launches";
   }
+  // Launch i's wrong output, shrunk to the fewest launches and the smallest size (not when shrinking).
+  const auto wrong = [&](std::size_t i, const std::string& what) {
+    if (failed) {
+      *failed = static_cast<int>(i);
+      return what;
+    }
+    return what + fewest_launches(r, static_cast<int>(i));
+  };
   for (std::size_t i = 0; i < out.digests.size(); ++i) {
     const std::string what = "launch " + std::to_string(i) + launch_of;
     if (i < out.outputs.size()) {
@@ -48,10 +100,11 @@ std::string repeated_launches(const s11_8::RepeatedLaunches& r) {
         return what + "an output of the wrong size or digest";
       }
       const VerifyResult v = verify_scan(problem, inputs[i % 2].data(), output.data());
-      if (!v.passed) return what + v.message;
+      if (!v.passed) return wrong(i, what + v.message);
     } else if (out.digests[i] != out.digests[i % 2]) {
-      return what + "the output differs from launch " + std::to_string(i % 2) +
-             "'s on the same input, which was right: a flag or status of an earlier launch changed this one";
+      return wrong(i, what + "the output differs from launch " + std::to_string(i % 2) +
+                          "'s on the same input, which was right: a flag or status of an earlier launch changed "
+                          "this one");
     }
   }
   if (!out.error.empty()) return out.error;

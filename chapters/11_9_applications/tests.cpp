@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "app_check.hpp"
+#include "app_explain.hpp"
 #include "apps.hpp"
 #include "scanlab/error.hpp"
 #include "scanlab/explain.hpp"
@@ -54,8 +55,8 @@ bool on_gpu() {
 // For the segmented scan's smallest failing case: the same head flags, run again as an int64 add scan of
 // x[i] = 16^i (one run per 16 inputs, explain.hpp's windows), so that each element of y says which inputs
 // it combines; an element that differs from its segment's x[head .. i] is shown as ranges ("x[2..5]:
-// x[2..3] should not be in it"). The other applications output elements, not combinations of them: the
-// first wrong one says it.
+// x[2..3] should not be in it"). The other applications output elements, not combinations of them:
+// app_explain.hpp names their first wrong step.
 std::string segments_as_ranges(const Request& failing) {
   namespace ex = grading::explain;
   const std::optional<ex::Encoding> e = ex::encoding_for(failing.n);
@@ -105,59 +106,108 @@ std::string segments_as_ranges(const Request& failing) {
   return shown;
 }
 
+std::vector<std::size_t> sizes();
+
+std::string first_of(std::size_t m) {
+  return m == 1 ? "the first element of this input" : "the first " + std::to_string(m) + " elements of this input";
+}
+
 // After a wrong answer (issue 37), once per application: the shortest prefix of the same input (and head
-// flags, and pivot) that is still answered wrong, at the sizes the scans' shrink tries and then (up to
-// explain::kMaxInputs) the failing size itself (within 3 s), shown in full with what is wrong at that
-// size. A prefix of an input is an input of every application.
-std::string smallest_failure(const Request& failing) {
+// flags, and pivot) that is still answered wrong, at the sizes the scans' shrink tries and the tests' own
+// (the tile edges), then the failing size itself (the segmented scan's ranges: up to
+// explain::kMaxInputs), within 3 s, shown in full with what is wrong at that size. After an error
+// (`error`: a memory error, a launch error, the watchdog), the shortest prefix that ends in the same
+// kind of error, with that error. A prefix of an input is an input of every application.
+std::string smallest_failure(const Request& failing, const std::string& error = "") {
+  namespace ex = grading::explain;
   static std::set<App> explained;
+  const std::string kind = ex::error_kind(error);
+  if (!error.empty() && kind.empty()) return "";
   if (!explained.insert(failing.app).second) return "";
-  std::vector<std::size_t> sizes;
-  for (std::size_t m : grading::explain::kShrinkSizes) {
-    if (m < failing.n) sizes.push_back(m);
+  std::set<std::size_t> smaller(std::begin(ex::kShrinkSizes), std::end(ex::kShrinkSizes));
+  for (std::size_t m : sizes()) smaller.insert(m);
+  std::vector<std::size_t> tries;
+  for (std::size_t m : smaller) {
+    if (m > 0 && m < failing.n) tries.push_back(m);
   }
-  if (failing.n <= grading::explain::kMaxInputs) sizes.push_back(failing.n);
+  tries.push_back(failing.n);
   const auto start = std::chrono::steady_clock::now();
-  for (std::size_t m : sizes) {
-    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(3)) break;
+  // The prefix of m elements: "" when it passes, else what is wrong (`out` its result), or the error it
+  // ended in (`threw`).
+  Result out;
+  std::string threw;
+  const auto fails = [&](std::size_t m) {
     Request r = failing;
     r.n = m;
-    std::string error;
-    Result out;
+    threw.clear();
     try {
       out = run(r);
-      error = check_result(r, out);
-    } catch (const std::exception&) {
-      return "";  // an error tells its own story
+      return kind.empty() ? check_result(r, out) : std::string();
+    } catch (const std::exception& e) {
+      threw = e.what();
+      if (!kind.empty() && ex::error_kind(threw) != kind) threw.clear();  // another error: not this one
+      return threw;
     }
-    if (error.empty()) continue;
-    namespace ex = grading::explain;
-    const std::size_t bytes = size_of(r.type);
-    HostArray x(r.type, m), got(r.type, out.output.size() / bytes);
+  };
+  std::size_t passed = 0, m = 0;  // the largest size tried that passed, the first that failed
+  std::string message;
+  for (std::size_t t : tries) {
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(3)) return "";
+    message = fails(t);
+    if (!message.empty()) {
+      m = t;
+      break;
+    }
+    passed = t;
+  }
+  if (m == 0) return "";
+  // Between the last size that passed and the first that failed, halve the gap (within the budget): a
+  // failing prefix whose one element less passes (a tile that goes wrong at its first element kept).
+  while (m - passed > 1 && std::chrono::steady_clock::now() - start < std::chrono::seconds(3)) {
+    const std::size_t middle = passed + (m - passed) / 2;
+    if (fails(middle).empty()) {
+      passed = middle;
+    } else {
+      m = middle;
+    }
+  }
+  message = fails(m);  // (again: `out` and `threw` are the last run's)
+  Request r = failing;
+  r.n = m;
+  if (!threw.empty()) {
+    if (kind.empty() || ex::error_kind(threw) != kind) return "";  // another error tells its own story
+    HostArray x(r.type, m);
     std::memcpy(x.data(), r.input, x.bytes());
-    std::memcpy(got.data(), out.output.data(), got.bytes());
-    const HostArray expected = expected_array(r);
-    std::size_t wrong = std::max(got.size(), expected.size()) - std::min(got.size(), expected.size());
-    for (std::size_t i = 0; i < std::min(got.size(), expected.size()); ++i) {
-      wrong += std::memcmp(got.as<unsigned char>() + i * bytes, expected.as<unsigned char>() + i * bytes, bytes) != 0;
-    }
-    std::string shown = "\nThe smallest failing case found: n = " + std::to_string(m) + ", x = the first " +
-                        std::to_string(m) + " elements of this input\n  x        " + ex::show_elements(x, m) +
-                        "\n  expected " + ex::show_elements(expected, expected.size()) + "\n  got      " +
-                        ex::show_elements(got, got.size()) + "\n  (" + std::to_string(wrong) + " of " +
-                        std::to_string(expected.size()) + " elements wrong)\n  " + error;
-    if (r.app == App::segmented_scan) {
-      HostArray heads(DType::uint32, m);
-      std::memcpy(heads.data(), r.heads, heads.bytes());
-      shown += "\n  heads    " + ex::show_elements(heads, m) + segments_as_ranges(r);
-    } else if (r.app != App::radix_sort && r.app != App::allocate) {
+    return "\nThe smallest failing case found: n = " + std::to_string(m) + ", x = " + first_of(m) + ", the same " +
+           kind + "\n  x        " + ex::show_elements(x, m) + "\nWhere it goes wrong (n = " + std::to_string(m) + "):\n    " + threw;
+  }
+  const std::size_t bytes = size_of(r.type);
+  HostArray x(r.type, m), got(r.type, out.output.size() / bytes);
+  std::memcpy(x.data(), r.input, x.bytes());
+  std::memcpy(got.data(), out.output.data(), got.bytes());
+  const HostArray expected = expected_array(r);
+  std::size_t wrong = std::max(got.size(), expected.size()) - std::min(got.size(), expected.size());
+  for (std::size_t i = 0; i < std::min(got.size(), expected.size()); ++i) {
+    wrong += std::memcmp(got.as<unsigned char>() + i * bytes, expected.as<unsigned char>() + i * bytes, bytes) != 0;
+  }
+  std::string shown = "\nThe smallest failing case found: n = " + std::to_string(m) + ", x = " + first_of(m) +
+                      "\n  x        " + ex::show_elements(x, m) +
+                      "\n  expected " + ex::show_elements(expected, expected.size()) + "\n  got      " +
+                      ex::show_elements(got, got.size()) + "\n  (" + std::to_string(wrong) + " of " +
+                      std::to_string(expected.size()) + " elements wrong)\n  " + message;
+  if (r.app == App::segmented_scan) {
+    HostArray heads(DType::uint32, m);
+    std::memcpy(heads.data(), r.heads, heads.bytes());
+    shown += "\n  heads    " + ex::show_elements(heads, m) + segments_as_ranges(r);
+  } else {
+    if (r.app != App::radix_sort && r.app != App::allocate) {
       std::ostringstream pivot;
       pivot << r.pivot;
       shown += "\n  kept: the elements x < " + pivot.str();
     }
-    return shown;
+    shown += explain_app::where_it_goes_wrong(r, run);
   }
-  return "";
+  return shown;
 }
 
 /// Runs `r` and returns "" or what went wrong, with the size and where to look, and after a wrong answer
@@ -173,7 +223,7 @@ std::string check(const Request& r, const std::string& what) {
   }
   if (error.empty()) return "";
   return what + ", n = " + std::to_string(r.n) + ": " + error + " (look at " + SCANLAB_SOURCE_HINT + ")" +
-         (threw ? "" : grading::timed_explanation([&] { return smallest_failure(r); }));
+         grading::timed_explanation([&] { return smallest_failure(r, threw ? error : ""); });
 }
 
 // Sizes: edges of warps (32), one-element-per-thread blocks (256), single-pass tiles (2048: 8-byte

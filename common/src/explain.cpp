@@ -1010,4 +1010,48 @@ std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& fail
 }
 
 
+// ---- the smallest size that still ends in the same error (issue 37, failures that are not wrong values) --
+std::string error_kind(const std::string& message) {
+  if (message.find("memory error: ") != std::string::npos) return "memory error";
+  if (message.find("watchdog: no progress") != std::string::npos) return "watchdog";
+  if (message.find("deadlock: ") != std::string::npos) return "deadlock";
+  if (message.find("barrier divergence") != std::string::npos) return "barrier divergence";
+  if (message.find("invalid launch configuration") != std::string::npos) return "launch error";
+  return "";
+}
+
+std::string smallest_error(const Algorithm& algorithm, const ScanProblem& failing, std::uint64_t seed,
+                           const std::string& error, bool or_itself) {
+  const std::string kind = error_kind(error);
+  if (kind.empty()) return "";
+  const auto start = std::chrono::steady_clock::now();
+  // Up from the smallest size: the first that ends in the same error ends the search, so a hang costs
+  // the watchdog's time once. n = 0 too: an empty array is the smallest case of all.
+  std::vector<std::size_t> sizes{0};
+  for (std::size_t n : kShrinkSizes) sizes.push_back(n);
+  for (std::size_t n : sizes) {
+    if (n >= failing.n || std::chrono::steady_clock::now() - start > std::chrono::seconds(3)) break;
+    ScanProblem problem = failing;
+    problem.n = n;
+    const HostArray input = make_input(problem.type, problem.op, n, seed + n);
+    HostArray output(problem.type, n);
+    if (problem.in_place && n > 0) std::memcpy(output.data(), input.data(), input.bytes());
+    try {
+      algorithm.run(RunRequest{problem, problem.in_place ? output.data() : input.data(), output.data(), 0, false});
+    } catch (const std::exception& e) {
+      if (error_kind(e.what()) != kind) continue;
+      return "\nThe smallest failing case found: n = " + std::to_string(n) + ", x = seeded random values, the same " +
+             kind + "\n  x        " + show_elements(input, n) + "\nWhere it goes wrong (n = " + std::to_string(n) +
+             "):\n    " + e.what();
+    }
+  }
+  if (!or_itself || failing.n > kShrinkSizes[std::size(kShrinkSizes) - 1]) return "";
+  // Nothing smaller: the failing case itself is the smallest (its error is the one above).
+  const HostArray input = make_input(failing.type, failing.op, failing.n, seed + failing.n);
+  return "\nThe smallest failing case found: n = " + std::to_string(failing.n) +
+         ", x = seeded random values (no smaller size tried ends in this " + kind + ")\n  x        " +
+         show_elements(input, failing.n) + "\nWhere it goes wrong (n = " + std::to_string(failing.n) + "):\n    " + error;
+}
+
+
 }  // namespace scanlab::grading::explain

@@ -288,10 +288,11 @@ int section_main(int argc, const char* const* argv, const SectionInfo& info,
       if (!row.verified) {
         all_passed = false;
         std::printf("  FAILED: %s\n", failure.c_str());
-        // The grader's explanation (explain.hpp), for this case: not after an error, nor for --sections
-        // (the shrink scans one section).
-        if (o.explain && !threw && !o.sections) {
-          const std::string why = grading::explain::smallest_failure(*a, problem, o.seed);
+        // The grader's explanation (explain.hpp), for this case (after an error: the smallest size that
+        // ends in it), not for --sections (the shrink scans one section).
+        if (o.explain && !o.sections) {
+          const std::string why = threw ? grading::explain::smallest_error(*a, problem, o.seed, failure, true)
+                                        : grading::explain::smallest_failure(*a, problem, o.seed);
           std::printf("%s\n", why.empty() ? "  (--explain: no smaller failing case, and nothing to explain for this one)"
                                            : why.c_str());
         }

@@ -125,6 +125,13 @@ std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& fail
   return timed_explanation([&] { return explain::smallest_failure(algorithm, failing, seed); });
 }
 
+// After an error, the smallest size that ends in the same error (once per algorithm).
+std::string smallest_error(const Algorithm& algorithm, const ScanProblem& failing, std::uint64_t seed,
+                           const std::string& error) {
+  if (explain::error_kind(error).empty() || !first_explanation(algorithm)) return "";
+  return timed_explanation([&] { return explain::smallest_error(algorithm, failing, seed, error); });
+}
+
 }  // namespace
 
 namespace {
@@ -252,10 +259,12 @@ std::string check_sizes(const Algorithm& algorithm, DType type, OpKind op, ScanK
       // A memory error's line starts with "memory error:" wherever it is reported (the grade report
       // classifies failures by it).
       const std::string what = e.what(), tag = "memory error: ";
+      const std::string smaller = smallest_error(algorithm, problem, seed, what);
       if (what.rfind(tag, 0) == 0) {
-        return tag + std::string(algorithm.name) + " at n = " + std::to_string(n) + ": " + what.substr(tag.size());
+        return tag + std::string(algorithm.name) + " at n = " + std::to_string(n) + ": " + what.substr(tag.size()) +
+               smaller;
       }
-      return std::string(algorithm.name) + " at n = " + std::to_string(n) + ": " + what;
+      return std::string(algorithm.name) + " at n = " + std::to_string(n) + ": " + what + smaller;
     }
     const VerifyResult v = verify_scan(problem, input.data(), output.data());
     if (!v.passed) {
@@ -436,6 +445,26 @@ std::string small_sections_explanation(const AlgorithmTable* table, const Algori
   return "";
 }
 
+// After an error that no smaller size gives (a section's edge, thousands of elements): the smallest size
+// where the section's small-section variant gives it, else the failing case itself.
+std::string smallest_error_of_size(const AlgorithmTable* table, const Algorithm& algorithm, const ScanProblem& failing,
+                                   const std::string& error) {
+  static std::set<std::string> done;  // once per algorithm, as first_explanation
+  if (!done.insert(std::string(algorithm.name)).second) return "";
+  const std::string suffix = "_small_sections";
+  for (const Algorithm& small : table ? table->algorithms : std::vector<Algorithm>{}) {
+    const std::string name(small.name);
+    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    const std::string found = timed_explanation([&] { return explain::smallest_error(small, failing, 1, error); });
+    if (!found.empty()) {
+      return "\nThe same kernels with small sections (" + name + ": " + std::string(small.summary) + ") fail too:" +
+             found;
+    }
+    break;
+  }
+  return timed_explanation([&] { return explain::smallest_error(algorithm, failing, 1, error, true); });
+}
+
 class GradingTest : public ::testing::Test {
  public:
   GradingTest(const AlgorithmTable& table, const Algorithm& algorithm, DType type, OpKind op, ScanKind kind,
@@ -452,6 +481,10 @@ class GradingTest : public ::testing::Test {
     std::string failure = check_sizes(algorithm_, type_, op_, kind_, sizes, false, 1, &ran, &failed_n);
     if (ran && !failure.empty()) {
       failure += small_sections_explanation(options_.small_sections, algorithm_, type_, op_, kind_, failed_n, failure);
+    } else if (!ran && !explain::error_kind(failure).empty() &&
+               failure.find("\nThe smallest failing case found") == std::string::npos) {
+      failure += smallest_error_of_size(options_.small_sections, algorithm_, {type_, op_, kind_, failed_n, false},
+                                        failure);
     }
     const auto in_index_order = [&] { return check_sizes(algorithm_, type_, op_, kind_, {failed_n}, false, 1); };
     EXPECT_EQ(failure, "") << (ran ? blocks_hint(failure, in_index_order) : "") << "see " << options_.source_hint;

@@ -855,6 +855,38 @@ TEST(Grading, ExplainNamesTheFirstTileWithAWrongPrefix) {
             std::string::npos);
 }
 
+// A run that ends in an error (issue 37): the smallest size that ends in the same kind, with that run's
+// error in full; a smaller size that fails otherwise is passed over; nothing smaller: nothing said.
+namespace {
+scanlab::RunResult reads_past_five(const scanlab::RunRequest& r) {
+  if (r.problem.n == 3) throw scanlab::Error("deadlock: the threads wait at different barriers");
+  if (r.problem.n >= 5) {
+    throw scanlab::Error("memory error: kernel 'k', block 0, thread " + std::to_string(r.problem.n) +
+                         " (read 4 bytes past the end of x)");
+  }
+  return {};
+}
+}  // namespace
+
+TEST(Grading, ExplainShrinksAnError) {
+  const scanlab::Algorithm a{"k", "", "", 0, &reads_past_five};
+  const scanlab::ScanProblem failing{scanlab::DType::int32, scanlab::OpKind::add, scanlab::ScanKind::inclusive, 257,
+                                     false};
+  const std::string found = ex::smallest_error(a, failing, 1, "memory error: kernel 'k', block 1, thread 0");
+  EXPECT_EQ(found.rfind("\nThe smallest failing case found: n = 5, x = seeded random values, the same memory error\n"
+                        "  x        [", 0), 0u) << found;
+  EXPECT_NE(found.find("]\nWhere it goes wrong (n = 5):\n    memory error: kernel 'k', block 0, thread 5 (read 4 bytes "
+                       "past the end of x)"),
+            std::string::npos)
+      << found;
+  EXPECT_EQ(ex::error_kind("deadlock: no thread can continue"), "deadlock");
+  EXPECT_EQ(ex::error_kind("element 2 of 3 is 4, expected 3"), "");
+  EXPECT_EQ(ex::smallest_error(a, failing, 1, "element 2 of 3 is 4, expected 3"), "");  // not an error
+  EXPECT_EQ(ex::smallest_error(a, {scanlab::DType::int32, scanlab::OpKind::add, scanlab::ScanKind::inclusive, 5, false},
+                               1, "memory error: ..."),
+            "");  // nothing smaller
+}
+
 // ---- trace_labels: each traced step named by its stride or phase, from x[i] = 2^i ------------------
 
 namespace {

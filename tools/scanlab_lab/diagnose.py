@@ -212,6 +212,8 @@ def program_failure(output) -> str:
 # The grader's smallest failing case and where it goes wrong (common/src/explain.cpp, issue 37), as data.
 SHRUNK = re.compile(r"The smallest failing case found: n = (\d+), x = ([^\n]+)\n  x +\[([^\]]*)\]\n"
                     r"  expected \[([^\]]*)\]\n  got +\[([^\]]*)\]\n  \((\d+) of \d+ elements? wrong\)")
+# After an error (or for a case shown without its output): the size and the input alone.
+SHRUNK_INPUT = re.compile(r"The smallest failing case found: n = (\d+), x = ([^\n]+)(?:\n  x +\[([^\]]*)\])?")
 WHERE = re.compile(r"^(Where it [^\n]*|Its shared memory [^\n]*)\n((?:  [^\n]*\n?)*)", re.MULTILINE)
 
 
@@ -240,6 +242,11 @@ def explanation(why):
     if m:
         data.update(n=int(m.group(1)), x_is=m.group(2), x=_elements(m.group(3)), expected=_elements(m.group(4)),
                     got=_elements(m.group(5)), wrong=int(m.group(6)))
+    elif SHRUNK_INPUT.search(why):
+        m = SHRUNK_INPUT.search(why)
+        data.update(n=int(m.group(1)), x_is=m.group(2))
+        if m.group(3) is not None:
+            data["x"] = _elements(m.group(3))
     w = WHERE.search(why)
     if w:
         lines = [line for line in w.group(2).splitlines() if line.strip()]
@@ -255,7 +262,10 @@ def explanation_line(ex) -> str:
     parts = []
     if "n" in ex:
         show = lambda a: "[" + ", ".join(str(v) for v in a) + ("" if len(a) == ex["n"] else ", ...") + "]"
-        parts.append(f"n = {ex['n']} (x = {ex['x_is']}): got {show(ex['got'])}, expected {show(ex['expected'])}")
+        if "got" in ex:
+            parts.append(f"n = {ex['n']} (x = {ex['x_is']}): got {show(ex['got'])}, expected {show(ex['expected'])}")
+        else:  # an error: the size and the input
+            parts.append(f"n = {ex['n']} (x = {ex['x_is']})")
     where = ex.get("where")
     if where and (where["step"] or where["elements"]):
         parts.append(": ".join(p for p in (where["step"], where["elements"][0] if where["elements"] else "") if p))

@@ -116,4 +116,17 @@ inline constexpr std::size_t kShrinkSizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 16, 31, 3
 /// explain; stops at a run that ends in an error (a hang or a memory error tells its own story).
 std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& failing, std::uint64_t seed);
 
+/// The kind of error a message tells, as the grade report classifies it (tools/scanlab_lab/diagnose.py):
+/// "memory error", "watchdog", "deadlock", "barrier divergence", "launch error"; "" for any other.
+std::string error_kind(const std::string& message);
+
+/// After a run of `failing` that ended in `error` (one of error_kind's): within 3 s, the smallest size
+/// below it (n = 0, then kShrinkSizes) whose seeded run ends in the same kind of error ("The smallest
+/// failing case found: n = 1, ..., the same memory error", then that run's error in full: the kernel,
+/// the block, the thread and the access). The sizes go up, so a hang costs the watchdog's time once.
+/// When no smaller size gives it: with `or_itself` (and `failing` no larger than the shrink's sizes),
+/// the failing case itself, its input and `error`; else "".
+std::string smallest_error(const Algorithm& algorithm, const ScanProblem& failing, std::uint64_t seed,
+                           const std::string& error, bool or_itself = false);
+
 }  // namespace scanlab::grading::explain

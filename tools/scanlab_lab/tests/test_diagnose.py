@@ -275,6 +275,19 @@ class Explanation(unittest.TestCase):
         self.assertEqual(diagnose.explanation_line(ex), "n = 20 (x = 1, 2, ..., n): got [1, 2, ...], expected [1, 3, ...]")
         self.assertIsNone(diagnose.explanation("element 2 of 31 is 174, expected 89"))
 
+    def test_an_error_shrunk(self):
+        # After an error (explain::smallest_error): the size and the input, then the error at that size.
+        why = ("memory error: k at n = 33: kernel 'k', block 0, thread 36 read past the end\n"
+               "The smallest failing case found: n = 3, x = seeded random values, the same memory error\n"
+               "  x        [57, -9, 19]\nWhere it goes wrong (n = 3):\n    memory error: kernel 'k', block 0, thread 3 "
+               "read past the end")
+        ex = diagnose.explanation(why)
+        self.assertEqual((ex["n"], ex["x"]), (3, [57, -9, 19]))
+        self.assertEqual(ex["where"]["elements"], ["memory error: kernel 'k', block 0, thread 3 read past the end"])
+        self.assertEqual(diagnose.explanation_line(ex), "n = 3 (x = seeded random values, the same memory error); "
+                         "memory error: kernel 'k', block 0, thread 3 read past the end")
+        self.assertEqual(diagnose.kind_of(why), "memory error")
+
 
 class ExplanationInEveryReport(unittest.TestCase):
     """The gradebook's notes (class_grade.explained_notes) and the Classroom step's log
