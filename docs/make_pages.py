@@ -1158,7 +1158,25 @@ def for_doxygen(text, root=None):
     rendering for a phone where docs/images/ has one: committed_narrow)."""
     text = IMAGE_LINE.sub(lambda m: image_html(m.group(1), m.group(2), m.group(2),
                                                narrow=committed_narrow(root, m.group(1))).strip("\n"), text)
-    return collapsible_for_doxygen(text)
+    return long_code_for_doxygen(collapsible_for_doxygen(text))
+
+
+LONG_CODE = re.compile(r"`([^`\s]{30,})`([.,;:)]*)")
+
+
+def long_code_for_doxygen(text):
+    """A long code span in running text (a path, a file name) with the punctuation after it, in a
+    <span class="scanlab-long">: on a phone it breaks across lines as text does (scanlab.css), and its
+    comma stays with it. (Doxygen makes every code span an unbreakable inline-block: a path wider than
+    the column left the comma after it alone on the next line.) Code blocks are left alone."""
+    out, fenced = [], False
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if not fenced and not line.startswith("    "):
+            line = LONG_CODE.sub(r'<span class="scanlab-long">`\1`\2</span>', line)
+        out.append(line)
+    return "\n".join(out)
 
 
 HEADING = re.compile(r"^(#{2,4})[ \t]+(.*?)[ \t]*$")
