@@ -1161,20 +1161,21 @@ def for_doxygen(text, root=None):
     return long_code_for_doxygen(collapsible_for_doxygen(text))
 
 
-LONG_CODE = re.compile(r"`([^`\s]{30,})`([.,;:)]*)")
+CODE_SPAN = re.compile(r"`([^`\n]+)`([.,;:)]*)")  # (left to right: each span's own backticks)
+LONG_CODE_CHARS = 30
 
 
 def long_code_for_doxygen(text):
-    """A long code span in running text (a path, a file name) with the punctuation after it, in a
-    <span class="scanlab-long">: on a phone it breaks across lines as text does (scanlab.css), and its
-    comma stays with it. (Doxygen makes every code span an unbreakable inline-block: a path wider than
-    the column left the comma after it alone on the next line.) Code blocks are left alone."""
+    """A long code span in running text (a path, a command) with the punctuation after it, in a
+    <span class="scanlab-long">: code in text never wraps (scanlab.css), but on a phone a long one
+    must, and its comma stays with it. Code blocks are left alone."""
     out, fenced = [], False
     for line in text.split("\n"):
         if line.lstrip().startswith("```"):
             fenced = not fenced
         if not fenced and not line.startswith("    "):
-            line = LONG_CODE.sub(r'<span class="scanlab-long">`\1`\2</span>', line)
+            line = CODE_SPAN.sub(lambda m: f'<span class="scanlab-long">{m.group(0)}</span>'
+                                 if len(m.group(1)) >= LONG_CODE_CHARS else m.group(0), line)
         out.append(line)
     return "\n".join(out)
 
