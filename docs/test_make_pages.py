@@ -224,6 +224,12 @@ def long_code():
     check(got.startswith(f'See <span class="scanlab-long">`{path}`,</span> then `short`.'),
           f"a long path in running text is wrapped with its comma ({got.splitlines()[0]})")
     check(got.split("\n")[2:] == text.split("\n")[2:], "code blocks (fenced, indented) are left alone")
+    two = "A span `a + b` that\nruns `over two lines of a paragraph, long enough` too.\n"
+    check(make_pages.long_code_for_doxygen(two) == "A span `a + b` that\nruns <span class=\"scanlab-long\">`over two "
+          "lines of a paragraph, long enough`</span> too.\n" and
+          make_pages.long_code_for_doxygen("`a`\n`b c d e f g h i j k l m n o p q r s t` x `y`") ==
+          '`a`\n<span class="scanlab-long">`b c d e f g h i j k l m n o p q r s t`</span> x `y`',
+          "spans are paired left to right, across a line break too")
 
 
 def main():
