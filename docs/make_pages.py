@@ -1158,7 +1158,39 @@ def for_doxygen(text, root=None):
     rendering for a phone where docs/images/ has one: committed_narrow)."""
     text = IMAGE_LINE.sub(lambda m: image_html(m.group(1), m.group(2), m.group(2),
                                                narrow=committed_narrow(root, m.group(1))).strip("\n"), text)
-    return collapsible_for_doxygen(text)
+    return long_code_for_doxygen(collapsible_for_doxygen(text))
+
+
+CODE_SPAN = re.compile(r"`([^`]+)`([.,;:)]*)")  # (left to right: each span's own backticks)
+LONG_CODE_CHARS = 30
+
+
+def long_code_for_doxygen(text):
+    """A long code span in running text (a path, a command) with the punctuation after it, in a
+    <span class="scanlab-long">: code in text never wraps (scanlab.css), but on a phone a long one
+    must, and its comma stays with it. A span may run over two lines of a paragraph; code blocks are
+    left alone."""
+    def wrap(m):
+        long = len(m.group(1)) >= LONG_CODE_CHARS and "\n\n" not in m.group(1)
+        return f'<span class="scanlab-long">{m.group(0)}</span>' if long else m.group(0)
+
+    out, prose, fenced = [], [], False
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            code = True
+        else:
+            code = fenced or line.startswith("    ")
+        if code:
+            if prose:
+                out.append(CODE_SPAN.sub(wrap, "\n".join(prose)))
+            prose = []
+            out.append(line)
+        else:
+            prose.append(line)
+    if prose:
+        out.append(CODE_SPAN.sub(wrap, "\n".join(prose)))
+    return "\n".join(out)
 
 
 HEADING = re.compile(r"^(#{2,4})[ \t]+(.*?)[ \t]*$")

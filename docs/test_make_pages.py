@@ -213,6 +213,25 @@ def questions():
                       f"{' '.join(args)}: a page whose questions lack answers fails: {expect} ({r.stderr.strip().splitlines()[0][:160] if r.stderr.strip() else ''})")
 
 
+def long_code():
+    """A long code span in running text goes into a <span class="scanlab-long"> with the punctuation
+    after it (so that on a phone the comma stays on the path's line); short spans and code blocks not."""
+    sys.path.insert(0, HERE)
+    import make_pages
+    path = "results/h200x2_look_back_run_256_2026-11-27.csv"
+    text = f"See `{path}`, then `short`.\n\n```sh\ncat `{path}`,\n```\n    `{path}`,\n"
+    got = make_pages.long_code_for_doxygen(text)
+    check(got.startswith(f'See <span class="scanlab-long">`{path}`,</span> then `short`.'),
+          f"a long path in running text is wrapped with its comma ({got.splitlines()[0]})")
+    check(got.split("\n")[2:] == text.split("\n")[2:], "code blocks (fenced, indented) are left alone")
+    two = "A span `a + b` that\nruns `over two lines of a paragraph, long enough` too.\n"
+    check(make_pages.long_code_for_doxygen(two) == "A span `a + b` that\nruns <span class=\"scanlab-long\">`over two "
+          "lines of a paragraph, long enough`</span> too.\n" and
+          make_pages.long_code_for_doxygen("`a`\n`b c d e f g h i j k l m n o p q r s t` x `y`") ==
+          '`a`\n<span class="scanlab-long">`b c d e f g h i j k l m n o p q r s t`</span> x `y`',
+          "spans are paired left to right, across a line break too")
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="scanlab_pages_") as tmp:
         root, gen, out, figs = (os.path.join(tmp, d) for d in ("repo", "gen", "out", "figs"))
@@ -350,6 +369,7 @@ def main():
     measurements()
     typed_numbers()
     questions()
+    long_code()
     print(f"{len(failures)} check(s) failed" if failures else "all make_pages checks passed")
     return 1 if failures else 0
 

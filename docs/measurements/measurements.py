@@ -458,12 +458,12 @@ def measurements_page(root):
            "of its own, more",
            "than CI's budget allows: `LAB_PRESET=asan ./lab test`, or `.ci/full_sanitizer_suite.sh` (which",
            "unpacks Debian's Boost.Context packages where a machine has none). From "
-           "`docs/measurements/ci_runs.csv`:", "",
-           "| date | machine | what ran | tests | time |", "|---|---|---|---|---|"]
+           "`docs/measurements/ci_runs.csv`, oldest first (one entry a run, not a table: what ran is a",
+           "paragraph, which a table cell would make a column of a few words on a phone):", ""]
     _, ci, _ = read_table(os.path.join(root, "docs", "measurements", "ci_runs.csv"))
     for r in sorted(ci, key=lambda r: r["date"]):
-        out.append(f"| {r['date']} | {r['machine']} | {options_text(r['what'])} | {options_text(r['tests'])} | "
-                   f"{options_text(r['time'])} |")
+        out.append(f"- **{r['date']}**, {r['machine']}: {options_text(r['what'])}. **Tests:** "
+                   f"{options_text(r['tests'])}; **time:** {options_text(r['time'])}.")
     out += ["", "Whole suites, GPU tests and sanitizers {#measurements_suites}",
             "======================================", "",
             "| date | what ran | device | result | test time | log |", "|---|---|---|---|---|---|"]
