@@ -14,6 +14,21 @@ from scanlab_lab import confine, sandbox
 MiB = 1 << 20
 
 
+def run_in_box(box, code):
+    """Runs Python `code` through the confining script `box` with an open pipe (the checker's channel),
+    its descriptor in place of @FD@ in the code. Returns the process and what it wrote to the pipe."""
+    r, w = os.pipe()
+    try:
+        p = subprocess.run([box, sandbox.python(), "-c", code.replace("@FD@", str(w))], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, pass_fds=(w,), timeout=60)
+        os.close(w)
+        w = -1
+        return p, os.read(r, 100)
+    finally:
+        os.close(r)
+        if w >= 0:
+            os.close(w)
+
 class Includes(unittest.TestCase):
     def check(self, line):
         d = tempfile.mkdtemp()
@@ -253,17 +268,8 @@ class Limits(unittest.TestCase):
                 "os.write(int(os.environ.get('FD', '0')) or @FD@, b'channel')\n"
                 f"for p in ('{self.slot}/mine', '{self.root}/chapters/evil', '{box}'):\n"
                 "  try:\n    open(p, 'w')\n    print('wrote', p)\n  except OSError as e:\n    print('refused', e.errno)\n")
-        r, w = os.pipe()
-        try:
-            p = subprocess.run([box, sandbox.python(), "-c", code.replace("@FD@", str(w))], stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, pass_fds=(w,), timeout=60)
-            os.close(w)
-            w = -1
-            self.assertEqual(os.read(r, 100), b"channel")
-        finally:
-            os.close(r)
-            if w >= 0:
-                os.close(w)
+        p, channel = run_in_box(box, code)
+        self.assertEqual(channel, b"channel")
         self.assertEqual(p.returncode, 0, p.stdout)
         self.assertIn(b"solution: ''", p.stdout)
         self.assertNotIn(b"wrote", p.stdout)
@@ -359,17 +365,8 @@ class Landlock(unittest.TestCase):
                 "try:\n  socket.socket(socket.AF_UNIX).connect('/var/run/docker.sock')\n  print('wrote to a daemon')\n"
                 "except OSError as e:\n  print('refused', e.errno, 'EACCES' if e.errno == 13 else '')\n"
                 "s = socket.socket(socket.AF_INET)\nprint('inet socket ok')\n")
-        r, w = os.pipe()
-        try:
-            p = subprocess.run([box, sandbox.python(), "-c", code.replace("@FD@", str(w))], stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, pass_fds=(w,), timeout=60)
-            os.close(w)
-            w = -1
-            self.assertEqual(os.read(r, 100), b"channel")
-        finally:
-            os.close(r)
-            if w >= 0:
-                os.close(w)
+        p, channel = run_in_box(box, code)
+        self.assertEqual(channel, b"channel")
         self.assertEqual(p.returncode, 0, p.stdout)
         self.assertIn(f"cwd: {os.path.realpath(tmp)} {os.path.realpath(tmp)}".encode(), p.stdout)
         self.assertNotIn(b"SECRET", p.stdout)
