@@ -1243,7 +1243,7 @@ SECTION_FIGURES = {
                                            "CUB and Thrust",
                                            ("decoupled_lookback", "cub_inclusive_sum", "thrust_inclusive_scan",
                                             "memcpy")),
-    "multi_gpu_bandwidth": Figure("h200x2_sections_multi_gpu_look_back_2026-11-27.csv", "int32", "Scan across 2 GPUs "
+    "multi_gpu_bandwidth": Figure("h100x2_sections_multi_gpu_look_back_run_32_2026-11-27.csv", "int32", "Scan across 2 GPUs "
                                   "(11.10) against one GPU's persistent scan (11.8)",
                                   ("carry", "reduce_then_scan", "look_back", "persistent_pipelined"),
                                   over="persistent_pipelined"),

@@ -36,14 +36,15 @@ namespace scanlab::s11_10 {
 enum class Way { carry, reduce_then_scan, look_back };
 
 /// The look_back way's runs: 11.8's tiles dealt out to a GPU one after another. A look-back that stays
-/// within a run reads this GPU's statuses only (no NVLink round trip); but GPU g's first tile of a run
-/// waits for the aggregates of the whole run before it, so a run much longer than the tiles a GPU holds
-/// in flight (132 SMs x 4 ring stages) makes the GPUs take turns. Measured on two H200s, 2^28 and 2^30
-/// int32 (results/h200x2_look_back_run_*_2026-11-27.csv): runs of 128 to 512 tiles are fastest, 256 the
-/// best at 2^30; 1 to 16 and 1024 or more are slower. The cpu backend's tests use short runs so that a
-/// few thousand elements cross the devices many times.
+/// within a run reads this GPU's statuses only; a run's last tile publishes one status for the whole
+/// run, so a look-back passes a run of another GPU with one read. But GPU g's first tile of a run waits
+/// for the aggregates of the run before it, so a run much longer than the tiles a GPU holds in flight
+/// (132 SMs x 4 ring stages) makes the GPUs take turns. Swept on two H100s, int32, 2^24 to 2^31
+/// (results/h100x2_look_back_run_*_sizes_2026-11-27.csv against h100x2_multi_gpu_run_sweep_..., whose
+/// look_back is runs of 256): runs of 32 tiles are the fastest from 2^25 to 2^30. The cpu backend's
+/// tests use short runs so that a few thousand elements cross the devices many times.
 #if defined(SCANLAB_BACKEND_CUDA)
-inline constexpr unsigned kLookBackRun = 256;
+inline constexpr unsigned kLookBackRun = 32;
 #else
 inline constexpr unsigned kLookBackRun = 2;
 #endif
