@@ -659,14 +659,14 @@ RunResult run_scan(const RunRequest& request) {
     struct Frame {
       Scan<T, Op> scan;
       std::size_t n;
-      Op op;
+      Op operation;  // (not `op`: nvcc's host code spells Op as decltype(op))
       ScanKind kind;
     } frame{Scan<T, Op>(p.n), p.n, op, p.kind};
     detail::ErasedScan erased;
     erased.frame = &frame;
     erased.run = [](void* f, const void* d_in, void* d_out) {
       Frame& called = *static_cast<Frame*>(f);
-      called.scan(static_cast<const T*>(d_in), static_cast<T*>(d_out), called.n, called.op, called.kind);
+      called.scan(static_cast<const T*>(d_in), static_cast<T*>(d_out), called.n, called.operation, called.kind);
     };
     erased.takes_empty = takes_empty<Scan<T, Op>>;
     return detail::run_erased_scan<T>(request, erased);
