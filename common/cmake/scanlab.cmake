@@ -236,7 +236,7 @@ function(scanlab_kernel_library target backend launch_file)
       scanlab_cuda_check_only(${target})
     endif()
   else()
-    target_link_libraries(${target} PRIVATE scanlab::emu)
+    target_link_libraries(${target} PRIVATE scanlab_launcher_cpu scanlab::emu)
     target_compile_options(${target} PRIVATE ${SCANLAB_CPU_KERNEL_OPTIONS})
     # <cooperative_groups.h>, <cuda/atomic>, <cuda/std/atomic>: the emulator's versions (nvcc has its own).
     target_include_directories(${target} PRIVATE "${SCANLAB_EMU_CUDA_HEADERS}")

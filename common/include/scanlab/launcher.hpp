@@ -6,12 +6,13 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -176,32 +177,36 @@ struct LaunchConfig {
 
 #if defined(SCANLAB_BACKEND_CPU)
 namespace detail {
-/// A GPU faults on a pointer into another GPU's memory unless peer access is enabled; the emulator's
-/// devices share one memory, so the launch checks every pointer argument (not pointers inside a
-/// struct argument) against the device that made its buffer.
-template <class P>
-void check_device_pointer(const char* kernel, int device, std::size_t argument, const P& p) {
+/// One argument of an emulated launch, as the launch checks it: a pointer's address and the size of
+/// what it points to (0: void), or nothing (`pointer` false) for a value, a struct or a function.
+struct LaunchArgument {
+  bool pointer = false;
+  const void* address = nullptr;
+  std::size_t element_size = 0;
+};
+
+/// The argument `a` of a kernel's parameter of type P, as launch_on_emulator checks it.
+template <class P, class A>
+LaunchArgument launch_argument(const A& a) {
   if constexpr (std::is_pointer_v<P> && !std::is_function_v<std::remove_pointer_t<P>>) {
-    const int owner = guarded_device(const_cast<const void*>(static_cast<const volatile void*>(p)));
-    if (owner >= 0 && owner != device && !emu::peer_access_enabled(device, owner)) {
-      throw Error("kernel '" + std::string(kernel) + "' on device " + std::to_string(device) + " is given memory of device " +
-                  std::to_string(owner) + " (argument " + std::to_string(argument + 1) +
-                  ") but peer access is not enabled: call enable_peer_access(" + std::to_string(owner) + ") on device " +
-                  std::to_string(device) + " first (cudaDeviceEnablePeerAccess)");
+    const P p = a;
+    const void* address = const_cast<const void*>(static_cast<const volatile void*>(p));
+    if constexpr (std::is_void_v<std::remove_cv_t<std::remove_pointer_t<P>>>) {
+      return {true, address, 0};
+    } else {
+      return {true, address, sizeof(*p)};
     }
+  } else {
+    return {};
   }
 }
 
-/// A pointer argument that name_kernel_argument named (scanlab/memory.hpp): named for this launch,
-/// remembered in `named` to be unnamed after it.
-template <class P>
-void name_wait_argument(const char* kernel, unsigned argument, const P& p, std::vector<const void*>& named) {
-  if constexpr (std::is_pointer_v<P> && !std::is_function_v<std::remove_pointer_t<P>> &&
-                !std::is_void_v<std::remove_cv_t<std::remove_pointer_t<P>>>) {
-    const void* q = const_cast<const void*>(static_cast<const volatile void*>(p));
-    if (name_wait_argument(kernel, argument, q, sizeof(*p))) named.push_back(q);
-  }
-}
+/// The part of launch() that does not depend on the kernel's type, compiled once for the cpu backend
+/// (common/src/launcher_cpu.cpp) instead of once per kernel in every kernel library: checks the
+/// stream and each pointer argument's device, names the arguments blocks wait on, runs
+/// `call(frame)` in every emulated thread, then checks the device buffers' guard zones.
+void launch_on_emulator(const LaunchConfig& config, std::span<const LaunchArgument> arguments,
+                        void (*call)(const void* frame), const void* frame);
 }  // namespace detail
 #endif
 
@@ -214,37 +219,13 @@ void launch(void (*kernel)(Params...), const LaunchConfig& config, Args&&... arg
       std::forward<Args>(args)...);
   SCANLAB_CUDA_CHECK(cudaGetLastError());
 #else
-  // Convert the arguments once, as a CUDA launch copies them into the kernel's parameters.
-  std::tuple<std::decay_t<Params>...> params(std::forward<Args>(args)...);
-  const int device = emu::current_device();
-  if (config.stream != nullptr && config.stream->device() != device) {
-    throw Error("kernel '" + std::string(config.name) + "' launched on device " + std::to_string(device) +
-                " into a stream of device " + std::to_string(config.stream->device()) +
-                " (cudaErrorInvalidResourceHandle): set the stream's device first");
-  }
-  std::apply([&](const auto&... p) {
-    std::size_t argument = 0;
-    (detail::check_device_pointer(config.name, device, argument++, p), ...);
-  }, params);
-  std::vector<const void*> named;  // arguments blocks wait on, named for the emulator's reports
-  struct Unname {
-    std::vector<const void*>& named;
-    ~Unname() {
-      for (const void* p : named) detail::unname_kernel_argument(p);
-    }
-  } unname{named};
-  std::apply([&](const auto&... p) {
-    unsigned argument = 0;
-    (detail::name_wait_argument(config.name, argument++, p, named), ...);
-  }, params);
-  const auto to_extent = [](dim3 d) { return emu::Extent3{d.x, d.y, d.z}; };
-  try {
-    emu::launch(config.name, to_extent(config.grid), to_extent(config.block), config.shared_bytes,
-                &emu::detail::module_static_shared, [&] { std::apply(kernel, params); });
-  } catch (const emu::LaunchError& e) {
-    throw Error(e.what());
-  }
-  check_device_guards(config.name);  // a write past the end of a DeviceBuffer: "memory error: ..."
+  // The kernel bound to its arguments, converted once, as a CUDA launch copies them into the kernel's
+  // parameters; the rest of the launch does not depend on the kernel's type (launch_on_emulator).
+  const std::array<detail::LaunchArgument, sizeof...(Params)> arguments{
+      detail::launch_argument<std::decay_t<Params>>(args)...};
+  const auto bound = [kernel, ... params = std::decay_t<Params>(std::forward<Args>(args))] { kernel(params...); };
+  const auto call = [](const void* f) { (*static_cast<const decltype(bound)*>(f))(); };
+  detail::launch_on_emulator(config, arguments, call, &bound);
 #endif
 }
 
@@ -612,37 +593,83 @@ void time_runs(const Request& request, std::vector<double>& times_ms, Run&& run_
 template <class S>
 inline constexpr bool takes_empty = requires { requires S::kTakesEmpty; };
 
+namespace detail {
+/// An algorithm object of run_scan with its type erased: what run_erased_scan needs of it. So the
+/// buffers, uploads, downloads, checks and timing of a run are compiled once per element type, not
+/// once per algorithm and operator in every kernel library.
+struct ErasedScan {
+  void* frame = nullptr;                                              ///< run_scan's object and arguments
+  void (*run)(void* frame, const void* d_in, void* d_out) = nullptr;  ///< one scan, d_in to d_out
+  bool takes_empty = false;
+};
+
+/// run_scan's run for elements of type T (see run_scan).
+template <class T>
+RunResult run_erased_scan(const RunRequest& request, const ErasedScan& scan) {
+  const ScanProblem& p = request.problem;
+  const std::size_t n = p.n;
+  DeviceBuffer<T> input(n);
+  DeviceBuffer<T> output(p.in_place ? 0 : n);
+  T* d_out = p.in_place ? input.data() : output.data();
+  RunResult result;
+
+  input.upload(static_cast<const T*>(request.input));
+  if (!p.in_place) output.poison();
+  result.launches = run_counted(request.trace, [&] {
+    if (n > 0 || scan.takes_empty) scan.run(scan.frame, input.data(), d_out);
+  });
+  if (n > 0) {
+    if (p.in_place) {
+      input.download(static_cast<T*>(request.output));
+    } else {
+      output.download(static_cast<T*>(request.output));
+    }
+    time_runs(request, result.times_ms, [&] { scan.run(scan.frame, input.data(), d_out); },
+              [&] { if (p.in_place) input.upload(static_cast<const T*>(request.input)); });
+  }
+  return result;
+}
+
+// On the cpu backend, where every mutant and valid variant is a kernel library of its own, the five
+// element types' runs are compiled once (common/src/launcher_cpu.cpp), not in every library.
+#if defined(SCANLAB_BACKEND_CPU)
+#if defined(SCANLAB_LAUNCHER_CPU_SOURCE)
+#define SCANLAB_RUN_ERASED_SCAN template
+#else
+#define SCANLAB_RUN_ERASED_SCAN extern template
+#endif
+SCANLAB_RUN_ERASED_SCAN RunResult run_erased_scan<std::int32_t>(const RunRequest&, const ErasedScan&);
+SCANLAB_RUN_ERASED_SCAN RunResult run_erased_scan<std::uint32_t>(const RunRequest&, const ErasedScan&);
+SCANLAB_RUN_ERASED_SCAN RunResult run_erased_scan<std::int64_t>(const RunRequest&, const ErasedScan&);
+SCANLAB_RUN_ERASED_SCAN RunResult run_erased_scan<float>(const RunRequest&, const ErasedScan&);
+SCANLAB_RUN_ERASED_SCAN RunResult run_erased_scan<double>(const RunRequest&, const ErasedScan&);
+#undef SCANLAB_RUN_ERASED_SCAN
+#endif
+}  // namespace detail
+
 template <template <class, class> class Scan>
 RunResult run_scan(const RunRequest& request) {
-  require_backend();
   const ScanProblem& p = request.problem;
   return visit_type_op(p.type, p.op, [&](auto type, auto op) {
     using T = typename decltype(type)::type;
     using Op = decltype(op);
-    const std::size_t n = p.n;
-    require_memory((p.in_place ? 1 : 2) * n * sizeof(T) + Scan<T, Op>::workspace_bytes(n));
-
-    DeviceBuffer<T> input(n);
-    DeviceBuffer<T> output(p.in_place ? 0 : n);
-    T* d_out = p.in_place ? input.data() : output.data();
-    Scan<T, Op> scan(n);
-    RunResult result;
-
-    input.upload(static_cast<const T*>(request.input));
-    if (!p.in_place) output.poison();
-    result.launches = run_counted(request.trace, [&] {
-      if (n > 0 || takes_empty<Scan<T, Op>>) scan(input.data(), d_out, n, op, p.kind);
-    });
-    if (n > 0) {
-      if (p.in_place) {
-        input.download(static_cast<T*>(request.output));
-      } else {
-        output.download(static_cast<T*>(request.output));
-      }
-      time_runs(request, result.times_ms, [&] { scan(input.data(), d_out, n, op, p.kind); },
-                [&] { if (p.in_place) input.upload(static_cast<const T*>(request.input)); });
-    }
-    return result;
+    require_backend();
+    require_memory((p.in_place ? 1 : 2) * p.n * sizeof(T) + Scan<T, Op>::workspace_bytes(p.n));
+    // The algorithm object (its workspace allocated) and its call's other arguments.
+    struct Frame {
+      Scan<T, Op> scan;
+      std::size_t n;
+      Op operation;  // (not `op`: nvcc's host code spells Op as decltype(op))
+      ScanKind kind;
+    } frame{Scan<T, Op>(p.n), p.n, op, p.kind};
+    detail::ErasedScan erased;
+    erased.frame = &frame;
+    erased.run = [](void* f, const void* d_in, void* d_out) {
+      Frame& called = *static_cast<Frame*>(f);
+      called.scan(static_cast<const T*>(d_in), static_cast<T*>(d_out), called.n, called.operation, called.kind);
+    };
+    erased.takes_empty = takes_empty<Scan<T, Op>>;
+    return detail::run_erased_scan<T>(request, erased);
   });
 }
 
