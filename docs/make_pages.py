@@ -771,6 +771,7 @@ class Expander:
             lines = without_todo_markers(lines)
         lines = fit_width(lines)
         rel = os.path.relpath(path, self.root)
+        self.lines_shown.update((name, no) for no, _ in lines if no is not None)
         if for_page:  # the page: the file's line numbers in the margin, which the traces' barriers name
             return numbered_code_html(rel, lines), None
         return f"\n```cpp\n// {rel}, from line {line_no}\n" + "\n".join(x for _, x in lines) + "\n```\n", None
@@ -880,7 +881,11 @@ class Expander:
         if not os.path.isfile(path):
             return None, f"gen trace: {path} was not written (docs/run_trace.cmake)"
         with open(path, encoding="utf-8") as f:
-            return "\n```\n" + f.read().rstrip("\n") + "\n```\n", None
+            text = f.read().rstrip("\n")
+        # Each row names the barrier at which it was seen by FILE:LINE; the reader finds that line in
+        # the page's snippets, so expand() checks that one of them shows it.
+        self.lines_cited.update((name, int(no)) for name, no in re.findall(r"\b([\w.]+\.cuh):([0-9]+)", text))
+        return "\n```\n" + text + "\n```\n", None
 
     def explain(self, words, where):
         """The grader's report of a mutant (issue 37): its first failing test's name, then the report."""
@@ -955,7 +960,11 @@ class Expander:
                 return new
             return f"<!-- gen {match.group(1)} -->{new}<!-- /gen -->"
         self.measurements.names = dict(CSV_NAME.findall(text))
+        self.lines_shown, self.lines_cited = set(), set()
         text = GEN.sub(gen, text)
+        for name, no in sorted(self.lines_cited - self.lines_shown):
+            self.problems.add(where, f"a trace cites {name}:{no}, a line that no code snippet of the page shows: "
+                                     f"widen a <!-- gen code {name} ... --> to it")
         if for_page:
             text = CSV_NAME.sub("", text)
             text = FIGURE.sub(lambda m: self.figure(m.group(1), m.group(2), where), text)
