@@ -123,7 +123,7 @@ CAPTION_NAMES = (("Thrust", "thrust_"), ("CUB", "cub_"), ("copy", "memcpy"))
 # The traces whose rows cite barriers that their page's snippets do not show yet (each row names the
 # barrier by FILE:LINE, which a reader looks for in the page's code): printed as notes until their pages
 # show those lines; every other trace's citations must be shown (Expander.expand).
-TRACES_NOT_YET_SHOWN = ("11_2_kogge_stone_double_buffer", "11_7_single_pass", "11_8_decoupled_lookback")
+TRACES_NOT_YET_SHOWN = ("11_7_single_pass", "11_8_decoupled_lookback")
 FIELDS = {"ops": "operator applications", "barrier_intervals": "barrier intervals", "steps": "steps",
           "launches": "launches", "n": "n"}
 
