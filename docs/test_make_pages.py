@@ -232,6 +232,29 @@ def long_code():
           "spans are paired left to right, across a line break too")
 
 
+def log_rows():
+    """The Measurements page's table of test and sanitizer logs: every cell read from the log, and a cell the
+    log has nothing for says so (a run cut short here); on the repository's own logs no cell is empty."""
+    sys.path.insert(0, os.path.join(HERE, "measurements"))
+    import measurements as m
+    with tempfile.TemporaryDirectory(prefix="scanlab_logs_") as tmp:
+        path = os.path.join(tmp, "h100_cut_2026-01-02.log")
+        write(path, "Test project /tmp/b\n    Start 7: 11.8.sanitize.memcheck.int32\n"
+              "    Start 8: 11.8.sanitize.racecheck.int32\n1/2 Test #7: 11.8.sanitize.memcheck.int32 ...   Passed    1.64 sec\n")
+        row = m.log_row(path, tmp)
+        check(row == "| 2026-01-02 | ctest, 2 tests: compute-sanitizer memcheck, racecheck on 11.8's programs | "
+                     "NVIDIA H100 (from the log's file name) | ctest's summary is not in the log: it shows 2 tests "
+                     "starting, 1 finishing, 1 of them passed | not in the log | `h100_cut_2026-01-02.log` |",
+              f"a cut log's row says what ran and what the log lacks ({row})")
+    root = os.path.dirname(HERE)
+    page = m.measurements_page(root)
+    after = page.split("{#measurements_suites}")[1].splitlines()
+    table = [line for line in after[:next(k for k, line in enumerate(after) if line.startswith("On a GPU"))]
+             if line.startswith("| ")][1:]
+    empty = [r for r in table if any(not cell.strip() for cell in r.strip().strip("|").split("|"))]
+    check(table and not empty, f"no cell of the page's {len(table)} log rows is empty ({empty[:1]})")
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="scanlab_pages_") as tmp:
         root, gen, out, figs = (os.path.join(tmp, d) for d in ("repo", "gen", "out", "figs"))
@@ -360,6 +383,18 @@ def main():
         check(r.returncode == 1 and "has no heading #nothing" in r.stderr, "--strict: a link to a missing heading is an error")
         write(first_readme, first_text)
 
+        # A trace's rows name the barrier at which they were seen by FILE:LINE; the reader finds that line
+        # in the page's snippets, so a line no snippet shows (k.cuh:8, after the loop) is an error.
+        write(f"{gen}/trace_t.txt", "XY  after  k.cuh:5  [1 2]\n")
+        write(readme, text.replace("<!-- gen counts", "<!-- gen trace t --><!-- /gen -->\n\n<!-- gen counts"))
+        r = run(root, gen, "--out", out, "--figures", figs, "--strict")
+        check(r.returncode == 0, f"a trace citing a line its page's snippet shows passes ({r.stderr.strip()})")
+        write(f"{gen}/trace_t.txt", "XY  after  k.cuh:5  [1 2]\nXY  end  k.cuh:8  [1 3]\n")
+        r = run(root, gen, "--out", out, "--figures", figs, "--strict")
+        check(r.returncode == 1 and "a trace cites k.cuh:8, a line that no code snippet of the page shows" in r.stderr,
+              f"--strict: a trace citing a line outside the page's snippets is an error ({r.stderr.strip()})")
+        write(readme, text)
+
         os.remove(f"{figs}/fig_a.png")
         r = run(root, gen, "--out", out, "--figures", figs, "--strict")
         check(r.returncode == 1 and "fig_a.png was not drawn" in r.stderr, "--strict: a missing figure is an error")
@@ -370,6 +405,7 @@ def main():
     typed_numbers()
     questions()
     long_code()
+    log_rows()
     print(f"{len(failures)} check(s) failed" if failures else "all make_pages checks passed")
     return 1 if failures else 0
 

@@ -399,40 +399,135 @@ def program_table(run, root):
     return "\n".join(out) + "\n"
 
 
+def ctest_what(names, preset):
+    """What a ctest run ran, from its tests' names (SECTION.solution.cuda.*, SECTION[.large|.small].sanitize.TOOL.*,
+    SECTION.exercise.cuda.*): e.g. "compute-sanitizer memcheck, racecheck on 11.8's program"."""
+    if preset in ("asan", "tsan"):
+        return ("whole suite under AddressSanitizer and UBSan (`asan` preset, cpu backend)" if preset == "asan" else
+                "whole suite under ThreadSanitizer (`tsan` preset, cpu backend)")
+    groups = {}  # kind -> (sections, tools)
+    for name in names:
+        m = re.match(r"(11\.[0-9]+)\.(?:(?:large|small)\.)?sanitize\.([a-z]+)\.", name)
+        if m:
+            groups.setdefault("sanitize", (set(), set()))
+            groups["sanitize"][0].add(m.group(1))
+            groups["sanitize"][1].add(m.group(2))
+            continue
+        m = re.match(r"(11\.[0-9]+)\.(solution|exercise)\.cuda\.", name)
+        kind = m.group(2) if m else "other"
+        groups.setdefault(kind, (set(), set()))[0].add(m.group(1) if m else name)
+
+    def sections(ids):
+        ids = sorted(ids, key=lambda i: int(i.split(".")[1]))
+        return f"{ids[0]}'s" if len(ids) == 1 else ", ".join(ids[:-1]) + f" and {ids[-1]}'s"
+    parts = []
+    for kind, (ids, tools) in sorted(groups.items()):
+        if kind == "sanitize":
+            order = [t for t in ("memcheck", "racecheck", "synccheck", "initcheck") if t in tools]
+            parts.append(f"compute-sanitizer {', '.join(order)} on {sections(ids)} programs")
+        elif kind == "other":
+            parts.append(f"{len(ids)} other tests")
+        else:
+            parts.append(f"{sections(ids)} {kind} tests on the GPU" + (" (the release's stand-ins)" if kind == "exercise"
+                                                                         else ""))
+    return f"ctest, {len(names)} tests: " + "; ".join(parts)
+
+
 def log_row(path, root):
-    """A ctest or compute-sanitizer log: what ran, where, when, and the result."""
+    """A log of a test, sanitizer or benchmark run: what ran, where, when, the result and the test time,
+    all read from the log itself (its file name gives the date, and the device where the log names none).
+    A cell the log has nothing for says so."""
     name = os.path.basename(path)
     with open(path, encoding="utf-8", errors="replace") as f:
-        lines = f.read().splitlines()
-    date = (re.search(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", name) or [""])[0]
-    what = ("whole suite under AddressSanitizer and UBSan (`asan` preset, cpu backend)" if name.startswith("asan") else
-            "whole suite under ThreadSanitizer (`tsan` preset, cpu backend)" if name.startswith("tsan") else
-            "compute-sanitizer memcheck, racecheck, synccheck, initcheck on every section's program"
-            if "sanitize" in name else
-            "every cuda test of every section (`gpu` preset)" if "cuda_tests" in name else "")
-    device = "NVIDIA H100 80GB HBM3" if name.startswith("h100") else "the device machine"
-    result = seconds = ""
-    skipped = clean = 0
+        text = f.read()
+    lines = text.splitlines()
+    date = (re.search(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", name) or ["not in the name"])[0]
+
+    # What ran: a script's step headings, else ctest's test names (when the log lists every test), else
+    # the comment it starts with, else the program whose output it is.
+    steps = [re.sub(r" \([0-9:]+\)$", "", line[4:]) for line in lines if line.startswith("=== ")]
+    steps = [st for st in steps if not st.startswith("configure and build") and not st.endswith(".log")]
+    names = []
     for line in lines:
-        if re.search(r"(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\))$",
-                     line):
-            clean += 1
-        m = re.search(r"^# .*(driver [0-9.]+)", line)
-        if m:
-            device += f", {m.group(1)}"
-        m = re.search(r"([0-9]+% tests passed.*out of [0-9]+)", line)
-        if m:
-            result = m.group(1)
-            continue
-        m = re.search(r"Total Test time \(real\) = *([0-9.]+) sec", line)
-        if m:
-            seconds = f"{m.group(1)} s"
-        elif re.search(r"^\t *[0-9]+ - .*\(Skipped\)", line):
-            skipped += 1
-    if skipped:
-        result += f", {skipped} skipped"
+        m = re.search(r"(?:Test +#[0-9]+|Start +[0-9]+): (\S+)", line)
+        if m and m.group(1) not in names:
+            names.append(m.group(1))
+    total = re.search(r"tests passed.*out of ([0-9]+)", text)
+    preset = (re.search(r"^Test project \S*/build/([a-z]+)$", text, re.M) or [None, None])[1]
+    header = [line[2:] for line in lines[:3] if line.startswith("# ")]
+    script = re.search(r"^(\S+\.sh): all steps passed", text, re.M)
+    if lines and lines[0].startswith("[lab] grading"):
+        what, names, total = "`./lab grade` on the GPU of a copy of the exercises", [], None
+    elif steps:
+        what = (f"`{script.group(1)}`: " if script else "") + "; ".join(steps)
+    elif names and (total is None or int(total.group(1)) == len(names) or preset in ("asan", "tsan")):
+        what = ctest_what(names, preset)
+    elif header:
+        before, _, after = header[0].partition(": ")
+        what = after if re.search(r"commit|driver", before) and after else before
+        what = re.sub(r"\s*\(.*\)$", "", what)
+    elif "scanlab_bench on" in text:
+        what = "`scanlab_bench`"
+    elif "Running main() from" in text:
+        m = re.search(r"Google Test filter = (\S+)", text)
+        what = "a test program" + (f", tests `{m.group(1)}`" if m else "")
+    else:
+        what = "not said in the log"
+    alone = re.findall(r"^--- ([a-z]+check) ", text, re.M)
+    if alone:
+        what += f"; {len(alone)} runs of the program under compute-sanitizer ({', '.join(sorted(set(alone)))})"
+    gtest = [int(k) for k in re.findall(r"^\[  PASSED  \] ([0-9]+) tests?\.", text, re.M)]
+    if gtest and "Running main() from" in text and not what.startswith("a test program"):
+        what += "; a test program run directly"
+
+    m = re.search(r"NVIDIA (H100[^,()\n]*?|H200)(?=[,()\n]| \(| on)", text) or re.search(r"\b(H100 80GB HBM3)", text)
+    token = re.search(r"(?:^|_)(h100|h200)(x[0-9])?(?=_)", name)
+    if m:
+        device = f"NVIDIA {m.group(1).strip()}"
+        driver = re.search(r"driver ([0-9]+\.[0-9]+\.[0-9]+)|NVIDIA [^,\n]+, ([0-9]+\.[0-9]+\.[0-9]+),", text)
+        if driver:
+            device += f", driver {driver.group(1) or driver.group(2)}"
+    elif token:
+        device = (f"{token.group(2)[1:]} × " if token.group(2) else "") + f"NVIDIA {token.group(1).upper()} (from the log's file name)"
+    elif preset in ("asan", "tsan"):
+        device = "the device machine's CPU (no GPU)"
+    else:
+        device = "not in the log"
+
+    results = []
+    if total:
+        results.append(re.search(r"[0-9]+% tests passed.*out of [0-9]+", text).group(0))
+        skipped = len(re.findall(r"^\t *[0-9]+ - .*\(Skipped\)", text, re.M))
+        if skipped:
+            results[-1] += f", {skipped} skipped"
+    elif names:
+        finished = len(re.findall(r"Test +#[0-9]+: \S+ \.*", text))
+        passed = len(re.findall(r"Test +#[0-9]+: \S+ \.*\s+Passed", text))
+        results.append(f"ctest's summary is not in the log: it shows {len(names)} tests starting, {finished} finishing, "
+                       f"{passed} of them passed")
+    if gtest:
+        results.append(f"{sum(gtest)} test{'s' * (sum(gtest) != 1)} of the test program passed")
+    failed = re.findall(r"^\[  FAILED  \] ([0-9]+) tests?,", text, re.M)
+    if failed:
+        results.append(f"{sum(map(int, failed))} failed")
+    for rows, bad in re.findall(r"^([0-9]+) rows written to \S+; ([0-9]+) failed verification", text, re.M):
+        results.append(f"{rows} benchmark rows, {bad} failed verification")
+    grade = re.search(r"^total +([0-9.]+) +of ([0-9.]+)", text, re.M)
+    if grade:
+        results.append(f"graded {grade.group(1)} of {grade.group(2)}")
+    clean = len(re.findall(r"(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\))$",
+                           text, re.M))
     if clean:
-        result += f", {clean} sanitizer summaries of 0 errors and 0 hazards"
+        results.append(f"{clean} sanitizer summaries of 0 errors and 0 hazards")
+    if "all steps passed" in text and not results:
+        results.append("every step passed")
+    result = "; ".join(results) or "no summary: the log ends before one"
+
+    times = [f"{t} s (ctest)" for t in re.findall(r"Total Test time \(real\) = *([0-9.]+) sec", text)]
+    gtest_ms = [int(k) for k in re.findall(r"tests? from [0-9]+ test suites? ran\. \(([0-9]+) ms total\)", text)]
+    if gtest_ms:
+        times.append(f"{sum(gtest_ms) / 1000:.2f} s (test program)")
+    seconds = " + ".join(times) or "not in the log"
     return f"| {date} | {what} | {device} | {result} | {seconds} | `{relative(path, root)}` |"
 
 
@@ -470,7 +565,9 @@ def measurements_page(root):
     logs = glob.glob(os.path.join(root, ".ci", "records", "*.log")) + \
         glob.glob(os.path.join(root, "chapters", "11_8_decoupled_lookback", "bench", "results", "*.log"))
     out += sorted(log_row(p, root) for p in logs)
-    out += ["", "A test skipped on the GPU counts operator applications or traces arrays, which only the",
+    out += ["", "Each row is read from its log: \"not in the log\" where the log has no such line (a script's log",
+            "that prints no test time, a run cut short), and the device from the log's file name where the log",
+            "names none.", "", "A test skipped on the GPU counts operator applications or traces arrays, which only the",
             "emulator does; one skipped on the cpu backend needs a GPU (or, under a sanitizer, the other one).",
             "ThreadSanitizer makes every fiber switch slow: the `tsan` suite ran with 16 tests at a time.",
             "The emulator's own speed is measured in `common/emu/README.md`.", "",
