@@ -1,4 +1,5 @@
-// Section 11.10: host code that runs a scan across the GPUs of one host. Compiled once per backend
+// Section 11.10: host code that runs a scan across the GPUs of one host, from one process or (run_rank)
+// from one process per GPU. Compiled once per backend
 // (nvcc for cuda, the host compiler for cpu) from this one source. You do not need to change this file.
 #include <algorithm>
 #include <cstdlib>
@@ -139,9 +140,70 @@ const Algorithm kTestAlgorithms[] = {
     with_run(kTestAlgorithmInfo[14], &run<Way::look_back, 4>),
 };
 
+/// One rank's scan s of `job`, over the communicator of the ranks: the verified run, the agreement on
+/// which ranks' checks passed, then (when all did) the timed runs, each timed on every rank.
+void run_rank_scan(const RankJob& job, std::size_t s, NcclExchange& ranks) {
+  const RankScan& task = job.scans[s];
+  const ScanProblem& p = task.problem;
+  if (task.way != "carry" && task.way != "reduce_then_scan") {
+    throw Error("one process per GPU runs carry or reduce_then_scan, not '" + task.way + "'");
+  }
+  const Way way = task.way == "carry" ? Way::carry : Way::reduce_then_scan;
+  visit_type_op(p.type, p.op, [&](auto type, auto op) {
+    using T = typename decltype(type)::type;
+    using Scan = MultiGpuScan<T, decltype(op)>;
+    require_memory(Scan::bytes_per_device(p.n, job.ranks, p.in_place));
+    Scan scan(p.n, job.rank, job.ranks, way, p.in_place, ranks);
+    const T* input = static_cast<const T*>(task.input);
+    scan.upload(input);
+    scan(op, p.kind);
+    synchronize();
+    scan.download(static_cast<T*>(task.output));
+    const std::string failure = job.check(s, scan.piece_first(0));
+    std::vector<int> failed;
+    const std::vector<double> passed = ranks.gather_values({failure.empty() ? 1.0 : 0.0}, job.ranks);
+    for (int r = 0; r < job.ranks; ++r) {
+      if (passed[static_cast<std::size_t>(r)] == 0.0) failed.push_back(r);
+    }
+    std::vector<double> slowest;
+    if (failed.empty() && job.reps > 0 && p.n > 0) {
+      RunRequest timed;
+      timed.reps = job.reps;
+      std::vector<double> times;
+      time_runs(timed, times, [&] { scan(op, p.kind); }, [&] {
+        if (p.in_place) scan.upload(input);
+      });
+      const std::vector<double> all = ranks.gather_values(times, job.ranks);  // rank after rank
+      slowest.assign(times.size(), 0.0);
+      for (std::size_t i = 0; i < all.size(); ++i) slowest[i % times.size()] = std::max(slowest[i % times.size()], all[i]);
+    }
+    job.done(s, failed, slowest);
+  });
+}
+
 }  // namespace
 
 AlgorithmTable SCANLAB_FOR_BACKEND(algorithms)() { return make_table(kAlgorithms); }
 AlgorithmTable SCANLAB_FOR_BACKEND(test_algorithms)() { return make_table(kTestAlgorithms); }
+
+RankId SCANLAB_FOR_BACKEND(new_rank_id)() {
+  require_backend();
+  return new_rank_id();
+}
+
+void SCANLAB_FOR_BACKEND(run_rank)(const RankJob& job) {
+  require_backend();
+#if defined(SCANLAB_BACKEND_CPU)
+  // The emulator models the GPUs up to this rank's (each process its own model of the host's GPUs).
+  if (job.device >= emu::kMaxDevices) {
+    throw Error("device " + std::to_string(job.device) + ": the emulator models at most " +
+                std::to_string(emu::kMaxDevices) + " devices (give --device)");
+  }
+  emu::settings().devices = std::max(emu::settings().devices, job.device + 1);
+#endif
+  set_device(job.device);
+  NcclExchange ranks(job.id, job.rank, job.ranks);  // (returns once every rank has joined)
+  for (std::size_t s = 0; s < job.scans.size(); ++s) run_rank_scan(job, s, ranks);
+}
 
 }  // namespace scanlab::s11_10
