@@ -143,7 +143,7 @@ const Algorithm kTestAlgorithms[] = {
 /// One rank's scan s of `job`, over the communicator of the ranks: the verified run, the agreement on
 /// which ranks' checks passed, then (when all did) the timed runs, each timed on every rank.
 void run_rank_scan(const RankJob& job, std::size_t s, NcclExchange& ranks) {
-  const RankScan& task = job.scans[s];
+  const RankScan task = job.make_scan(s);
   const ScanProblem& p = task.problem;
   if (task.way != "carry" && task.way != "reduce_then_scan") {
     throw Error("one process per GPU runs carry or reduce_then_scan, not '" + task.way + "'");
@@ -203,7 +203,7 @@ void SCANLAB_FOR_BACKEND(run_rank)(const RankJob& job) {
 #endif
   set_device(job.device);
   NcclExchange ranks(job.id, job.rank, job.ranks);  // (returns once every rank has joined)
-  for (std::size_t s = 0; s < job.scans.size(); ++s) run_rank_scan(job, s, ranks);
+  for (std::size_t s = 0; s < job.scans; ++s) run_rank_scan(job, s, ranks);
 }
 
 }  // namespace scanlab::s11_10

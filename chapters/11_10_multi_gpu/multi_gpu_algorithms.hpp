@@ -84,7 +84,9 @@ struct RankJob {
   int rank = 0, ranks = 1;
   int device = 0;              ///< this rank's GPU (the cpu backend models as many as it needs)
   int reps = 0;                ///< timed runs of each scan after one warm-up, when every rank's check passed
-  std::vector<RankScan> scans; ///< scanned one after another over one communicator
+  std::size_t scans = 0;       ///< scanned one after another over one communicator
+  /// Scan s, its arrays made when it is asked for (one scan's arrays at a time on the host).
+  std::function<RankScan(std::size_t s)> make_scan;
   /// Checks scan s's output from element `first` (this rank's piece) on: "" if right, else why.
   std::function<std::string(std::size_t s, std::size_t first)> check;
   /// Called on every rank after scan s with the ranks whose check failed (the same on every rank) and,

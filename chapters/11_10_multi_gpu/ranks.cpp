@@ -117,7 +117,9 @@ void parse(int argc, char** argv, Options& o, cli::Parser& parser) {
     o.types = v == "all" ? std::vector<DType>(std::begin(kAllTypes), std::end(kAllTypes))
                          : list_of<DType>(v, [](const std::string& t) {
                              if (auto d = parse_dtype(t)) return *d;
-                             throw UsageError("--type: unknown type '" + t + "' (int32, uint32, int64, float32, float64)");
+                             std::string known;
+                             for (const DType d : kAllTypes) known += (known.empty() ? "" : ", ") + std::string(name(d));
+                             throw UsageError("--type: unknown type '" + t + "' (" + known + ")");
                            });
   });
   parser.option("--op", "LIST", "operators, comma-separated, or all (default add)", [&](const std::string& v) {
@@ -266,61 +268,73 @@ int run_one_rank(const Options& given) {
   const Entries entries = entries_for(table.backend);
   const std::string device = table.device();
 
-  // Every scan's whole input (the same on every rank) and output, made before the ranks meet.
-  struct Scan {
-    ScanProblem problem;
-    HostArray input, output;
-  };
-  std::vector<Scan> scans;
+  // The scans, in order; each one's whole input (the same on every rank) is made when it comes.
+  std::vector<s11_10::RankScan> plan;
+  for (const std::string& way : o.ways) {
+    for (const DType type : o.types) {
+      for (const OpKind op : o.ops) {
+        for (const ScanKind kind : o.kinds) {
+          for (const std::size_t n : o.sizes) plan.push_back({way, {type, op, kind, n, o.in_place}, nullptr, nullptr});
+        }
+      }
+    }
+  }
+  HostArray input, output;  // the current scan's
   RankJob job;
   job.rank = o.rank;
   job.ranks = o.ranks;
   job.device = o.device;
   job.reps = o.reps;
-  for (const std::string& way : o.ways) {
-    for (const DType type : o.types) {
-      for (const OpKind op : o.ops) {
-        for (const ScanKind kind : o.kinds) {
-          for (const std::size_t n : o.sizes) {
-            const ScanProblem problem{type, op, kind, n, o.in_place};
-            scans.push_back({problem, make_input(type, op, n, o.seed), HostArray(type, n)});
-            scans.back().output.fill_bytes(kPoisonByte);
-            job.scans.push_back({way, problem, nullptr, nullptr});
-          }
-        }
-      }
-    }
-  }
-  for (std::size_t s = 0; s < scans.size(); ++s) {
-    job.scans[s].input = scans[s].input.data();
-    job.scans[s].output = scans[s].output.data();
-  }
+  job.scans = plan.size();
+  job.make_scan = [&](std::size_t s) {
+    const ScanProblem& p = plan[s].problem;
+    input = HostArray();  // (the last scan's arrays go first)
+    output = HostArray();
+    input = make_input(p.type, p.op, p.n, o.seed);
+    output = HostArray(p.type, p.n);
+    output.fill_bytes(kPoisonByte);
+    s11_10::RankScan scan = plan[s];
+    scan.input = input.data();
+    scan.output = output.data();
+    return scan;
+  };
 
   Watchdog watchdog(who(o), o.timeout_s + 5);
+  // Once every rank has joined, the id is spent: rank 0 removes its file at the end (the launcher of
+  // one host removes its folder too).
+  struct RemoveId {
+    const std::string* path = nullptr;
+    ~RemoveId() {
+      if (path != nullptr) std::remove(path->c_str());
+    }
+  } remove_id;
   bool all_passed = true;
   std::vector<ResultRow> rows;
-  if (o.rank == 0) {
+  if (o.rank == 0) {  // (first: a refused id file stops rank 0 before anything is printed)
+    job.id = entries.new_id();
+    write_id(o.id_file, job.id);
+    remove_id.path = &o.id_file;
     std::printf("scanlab section 11.10: scan across GPUs, one process per GPU, %d ranks\n", o.ranks);
     std::printf("backend %s (%s)%s%s\n", name(table.backend), device.c_str(), note.empty() ? "" : "; ", note.c_str());
+    std::fflush(stdout);
   }
   std::string piece_failure;
   job.check = [&](std::size_t s, std::size_t first) {
-    const Scan& scan = scans[s];
-    ScanProblem upto = scan.problem;  // the scan up to the end of this rank's piece, checked from its start
-    upto.n = static_cast<std::size_t>((static_cast<unsigned __int128>(scan.problem.n) * (o.rank + 1)) / o.ranks);
-    piece_failure = verify_scan(upto, scan.input.data(), scan.output.data(), first).message;
-    watchdog.stage("in scan " + std::to_string(s + 1) + " of " + std::to_string(scans.size()) +
+    ScanProblem upto = plan[s].problem;  // the scan up to the end of this rank's piece, checked from its start
+    upto.n = static_cast<std::size_t>((static_cast<unsigned __int128>(upto.n) * (o.rank + 1)) / o.ranks);
+    piece_failure = verify_scan(upto, input.data(), output.data(), first).message;
+    watchdog.stage("in scan " + std::to_string(s + 1) + " of " + std::to_string(plan.size()) +
                    ", agreeing on the checks or timing (a rank that never reaches the all-gather?)");
     return piece_failure;
   };
   job.done = [&](std::size_t s, const std::vector<int>& failed, const std::vector<double>& slowest_ms) {
-    const ScanProblem& p = scans[s].problem;
-    const std::string what = job.scans[s].way + " " + name(p.type) + " " + name(p.op) + " " + name(p.kind) +
+    const ScanProblem& p = plan[s].problem;
+    const std::string what = plan[s].way + " " + name(p.type) + " " + name(p.op) + " " + name(p.kind) +
                              " n = " + std::to_string(p.n);
     if (!piece_failure.empty()) std::printf("%s: FAILED: %s: %s\n", who(o).c_str(), what.c_str(), piece_failure.c_str());
     all_passed = all_passed && failed.empty();
     if (o.rank == 0) {
-      ResultRow row = run_row("11.10", job.scans[s].way + "_" + std::to_string(o.ranks) + "_ranks", table.backend,
+      ResultRow row = run_row("11.10", plan[s].way + "_" + std::to_string(o.ranks) + "_ranks", table.backend,
                               device, p.type, p.op, p.kind, p.n, o.seed);
       row.verified = failed.empty();
       set_times(row, slowest_ms);
@@ -338,24 +352,12 @@ int run_one_rank(const Options& given) {
       rows.push_back(row);
     }
     std::fflush(stdout);
-    watchdog.stage("in scan " + std::to_string(s + 2) + " of " + std::to_string(scans.size()) +
+    watchdog.stage("in scan " + std::to_string(s + 2) + " of " + std::to_string(plan.size()) +
                    " (a rank that never reaches the all-gather?)");
   };
 
-  // Once every rank has joined, the id is spent: rank 0 removes its file at the end (the launcher of
-  // one host removes its folder too).
-  struct RemoveId {
-    const std::string* path = nullptr;
-    ~RemoveId() {
-      if (path != nullptr) std::remove(path->c_str());
-    }
-  } remove_id;
 
-  if (o.rank == 0) {
-    job.id = entries.new_id();
-    write_id(o.id_file, job.id);
-    remove_id.path = &o.id_file;
-  } else {
+  if (o.rank > 0) {
     watchdog.stage("waiting for rank 0's id in " + o.id_file);
     job.id = read_id(o.id_file);
   }
@@ -407,15 +409,12 @@ int start_ranks(int argc, char** argv, const Options& o) {
     const int r = static_cast<int>(which - pids.begin());
     *which = -1;
     --left;
-    int code = 0;
-    if (WIFSIGNALED(status)) {
-      std::fprintf(stderr, "%s: rank %d of %d died: signal %d (%s)\n", kProgram, r, o.ranks, WTERMSIG(status),
-                   strsignal(WTERMSIG(status)));
-      code = 2;
-    } else {
-      code = WEXITSTATUS(status);  // (the rank printed why)
-    }
+    const int code = WIFSIGNALED(status) ? 2 : WEXITSTATUS(status);  // (a rank that exits says why itself)
     if (code != 0 && status_out == 0) {
+      if (WIFSIGNALED(status)) {
+        std::fprintf(stderr, "%s: rank %d of %d died: signal %d (%s)\n", kProgram, r, o.ranks, WTERMSIG(status),
+                     strsignal(WTERMSIG(status)));
+      }
       status_out = code;
       if (code != 1) {
         for (pid_t other : pids) {
