@@ -83,7 +83,7 @@ struct RankJob {
   RankId id{};                 ///< rank 0's ncclUniqueId (new_rank_id), the same on every rank
   int rank = 0, ranks = 1;
   int device = 0;              ///< this rank's GPU (the cpu backend models as many as it needs)
-  int reps = 0;                ///< timed runs of each scan after one warm-up, when every rank's check passed
+  int reps = 0;                ///< timed runs of each scan after one warm-up (reported when every rank's check passed)
   std::size_t scans = 0;       ///< scanned one after another over one communicator
   /// Scan s, its arrays made when it is asked for (one scan's arrays at a time on the host).
   std::function<RankScan(std::size_t s)> make_scan;
