@@ -1,8 +1,10 @@
-// Section 11.10: host code that runs a scan across the GPUs of one host. Compiled once per backend
+// Section 11.10: host code that runs a scan across the GPUs of one host, from one process or (run_rank)
+// from one process per GPU. Compiled once per backend
 // (nvcc for cuda, the host compiler for cpu) from this one source. You do not need to change this file.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "multi_gpu_algorithms.hpp"
@@ -29,23 +31,31 @@ unsigned look_back_run() {
   return static_cast<unsigned>(run);
 }
 
+/// One process per GPU: this process's rank, and the communicator of the ranks.
+struct RankOf {
+  NcclExchange* ranks;
+  int rank, count;
+};
+
 /// Runs `request` across `devices` devices (0: every GPU there is), as run_scan runs one GPU's scan:
 /// the verified run with poisoned outputs, then the timed runs. The cpu backend models exactly
-/// `devices` devices for the call; a GPU machine uses as many as it has, at most `devices`.
-RunResult run_multi(const RunRequest& request, Way way, int devices, Exchange exchange) {
+/// `devices` devices for the call; a GPU machine uses as many as it has, at most `devices`. With
+/// `rank` (one process per GPU): this process's piece alone, on the current GPU, through NCCL.
+RunResult run_multi(const RunRequest& request, Way way, int devices, Exchange exchange, const RankOf* rank = nullptr) {
   require_backend();
 #if defined(SCANLAB_BACKEND_CPU)
   const int saved = emu::settings().devices;
   if (devices > 0) emu::settings().devices = devices;
   struct Restore {
-    int devices;
+    int devices, device;
     ~Restore() {
       emu::settings().devices = devices;
-      emu::set_device(0);
+      emu::set_device(device);
     }
-  } restore{saved};
+  } restore{saved, emu::current_device()};
 #endif
-  const int used = devices > 0 ? std::min(devices, device_count()) : device_count();
+  const int used = rank != nullptr ? 1 : devices > 0 ? std::min(devices, device_count()) : device_count();
+  const int first_device = rank != nullptr ? current_device() : 0;
   const unsigned run = way == Way::look_back ? look_back_run() : 0;
   const ScanProblem& p = request.problem;
   return visit_type_op(p.type, p.op, [&](auto type, auto op) {
@@ -53,17 +63,20 @@ RunResult run_multi(const RunRequest& request, Way way, int devices, Exchange ex
     using Op = decltype(op);
     using Scan = MultiGpuScan<T, Op>;
     {
-      DeviceScope on(0);
-      require_memory(Scan::bytes_per_device(p.n, used, p.in_place, way, run));  // (GPU 0's: it has the most)
+      DeviceScope on(first_device);  // (GPU 0's piece is the largest)
+      require_memory(Scan::bytes_per_device(p.n, rank != nullptr ? rank->count : used, p.in_place, way, run));
     }
-    Scan scan(p.n, used, way, p.in_place, exchange, run);
+    const std::unique_ptr<Scan> made =
+        rank != nullptr ? std::make_unique<Scan>(p.n, rank->rank, rank->count, way, p.in_place, *rank->ranks)
+                        : std::make_unique<Scan>(p.n, used, way, p.in_place, exchange, run);
+    Scan& scan = *made;
     const T* input = static_cast<const T*>(request.input);
     RunResult result;
     scan.upload(input);
     result.launches = run_counted(request.trace, [&] {
       scan(op, p.kind);
       for (int g = 0; g < used; ++g) {
-        DeviceScope on(g);
+        DeviceScope on(first_device + g);
         synchronize();
       }
     });
@@ -139,9 +152,56 @@ const Algorithm kTestAlgorithms[] = {
     with_run(kTestAlgorithmInfo[14], &run<Way::look_back, 4>),
 };
 
+/// One rank's scan s of `job`, over the communicator of the ranks: run_multi on this rank's piece (the
+/// verified run, then the timed runs: every rank makes the same calls, whatever its check finds), then
+/// its check, and every rank's verdict and times gathered on every rank.
+void run_rank_scan(const RankJob& job, std::size_t s, NcclExchange& ranks) {
+  const RankScan task = job.make_scan(s);
+  if (task.way != "carry" && task.way != "reduce_then_scan") {
+    throw Error("one process per GPU runs carry or reduce_then_scan, not '" + task.way + "'");
+  }
+  const RunRequest request(task.problem, task.input, task.output, job.reps);
+  const RankOf rank{&ranks, job.rank, job.ranks};
+  const RunResult result =
+      run_multi(request, task.way == "carry" ? Way::carry : Way::reduce_then_scan, 0, Exchange::nccl, &rank);
+  const std::string failure = job.check(s, piece_start(task.problem.n, job.rank, job.ranks));
+  std::vector<int> failed;
+  const std::vector<double> passed = ranks.gather_values({failure.empty() ? 1.0 : 0.0}, job.ranks);
+  for (int r = 0; r < job.ranks; ++r) {
+    if (passed[static_cast<std::size_t>(r)] == 0.0) failed.push_back(r);
+  }
+  const std::vector<double>& times = result.times_ms;
+  const std::vector<double> all = ranks.gather_values(times, job.ranks);  // rank after rank
+  std::vector<double> slowest(failed.empty() ? times.size() : 0, 0.0);
+  for (std::size_t i = 0; i < all.size() && !slowest.empty(); ++i) {
+    slowest[i % times.size()] = std::max(slowest[i % times.size()], all[i]);
+  }
+  job.done(s, failed, slowest);
+}
+
 }  // namespace
 
 AlgorithmTable SCANLAB_FOR_BACKEND(algorithms)() { return make_table(kAlgorithms); }
 AlgorithmTable SCANLAB_FOR_BACKEND(test_algorithms)() { return make_table(kTestAlgorithms); }
+
+RankId SCANLAB_FOR_BACKEND(new_rank_id)() {
+  require_backend();
+  return new_rank_id();
+}
+
+void SCANLAB_FOR_BACKEND(run_rank)(const RankJob& job) {
+  require_backend();
+#if defined(SCANLAB_BACKEND_CPU)
+  // The emulator models the GPUs up to this rank's (each process its own model of the host's GPUs).
+  if (job.device >= emu::kMaxDevices) {
+    throw Error("device " + std::to_string(job.device) + ": the emulator models at most " +
+                std::to_string(emu::kMaxDevices) + " devices (give --device)");
+  }
+  emu::settings().devices = std::max(emu::settings().devices, job.device + 1);
+#endif
+  set_device(job.device);
+  NcclExchange ranks(job.id, job.rank, job.ranks);  // (returns once every rank has joined)
+  for (std::size_t s = 0; s < job.scans; ++s) run_rank_scan(job, s, ranks);
+}
 
 }  // namespace scanlab::s11_10

@@ -4,6 +4,11 @@
 /// chapter folder, on this section's include path, has one.)
 #pragma once
 
+#include <array>
+#include <functional>
+#include <string>
+#include <vector>
+
 #include "scanlab/section.hpp"
 
 SCANLAB_DECLARE_SECTION(s11_10)
@@ -61,5 +66,39 @@ inline constexpr const char* kNoNccl =
 
 SCANLAB_EXPORT AlgorithmTable test_algorithms_cuda();
 SCANLAB_EXPORT AlgorithmTable test_algorithms_cpu();
+
+/// The bytes of an ncclUniqueId (NCCL_UNIQUE_ID_BYTES), as rank 0 hands them to the other ranks.
+using RankId = std::array<char, 128>;
+
+/// One process per GPU (ranks.cpp, the program scanlab_11_10_ranks): what one rank does. Every rank
+/// is given the same whole input and scans its piece of it (piece `rank` of `ranks`, as multi_gpu_scan.hpp
+/// cuts it) on its GPU, the totals joined by NCCL's all-gather over a communicator of the ranks.
+struct RankScan {
+  std::string way;        ///< "carry" or "reduce_then_scan"
+  ScanProblem problem;
+  const void* input;      ///< the whole input, host memory
+  void* output;           ///< the whole output's host array: the rank writes its piece only
+};
+struct RankJob {
+  RankId id{};                 ///< rank 0's ncclUniqueId (new_rank_id), the same on every rank
+  int rank = 0, ranks = 1;
+  int device = 0;              ///< this rank's GPU (the cpu backend models as many as it needs)
+  int reps = 0;                ///< timed runs of each scan after one warm-up (reported when every rank's check passed)
+  std::size_t scans = 0;       ///< scanned one after another over one communicator
+  /// Scan s, its arrays made when it is asked for (one scan's arrays at a time on the host).
+  std::function<RankScan(std::size_t s)> make_scan;
+  /// Checks scan s's output from element `first` (this rank's piece) on: "" if right, else why.
+  std::function<std::string(std::size_t s, std::size_t first)> check;
+  /// Called on every rank after scan s with the ranks whose check failed (the same on every rank) and,
+  /// when timed, each timed run's time on the slowest rank.
+  std::function<void(std::size_t s, const std::vector<int>& failed_ranks, const std::vector<double>& slowest_ms)>
+      done;
+};
+/// A new communicator id (ncclGetUniqueId), made by rank 0 and handed to every rank.
+SCANLAB_EXPORT RankId new_rank_id_cuda();
+SCANLAB_EXPORT RankId new_rank_id_cpu();
+/// Joins the communicator (ncclCommInitRank) and runs `job`'s scans. Throws scanlab::Error.
+SCANLAB_EXPORT void run_rank_cuda(const RankJob& job);
+SCANLAB_EXPORT void run_rank_cpu(const RankJob& job);
 
 }  // namespace scanlab::s11_10

@@ -1,6 +1,7 @@
 /// \file multi_gpu_scan.hpp
-/// \brief Section 11.10: the host side of a scan across G GPUs of one host, driven by one process.
-/// Each GPU holds one piece of the array and scans it with section 11.8's persistent scan
+/// \brief Section 11.10: the host side of a scan across G GPUs, driven by one process of the host, or
+/// (carry and reduce_then_scan) by one process per GPU, each holding its own piece, which NCCL joins
+/// (ranks.cpp: on one host or across hosts). Each GPU holds one piece of the array and scans it with section 11.8's persistent scan
 /// (PieceScan: that kernel, compiled once into the section's given library); the pieces are tied
 /// together by one exchange of their totals (exchange.hpp) and the kernels of multi_gpu.cuh. Two ways:
 ///
@@ -71,7 +72,7 @@ class MultiGpuScan {
   /// `run` (look_back): tiles per run, 0: kLookBackRun.
   MultiGpuScan(std::size_t n, int devices, Way way, bool in_place, Exchange exchange = Exchange::peer,
                unsigned run = 0)
-      : n_(n), devices_(devices), way_(way), run_(run > 0 ? run : kLookBackRun) {
+      : n_(n), devices_(devices), pieces_(devices), way_(way), run_(run > 0 ? run : kLookBackRun) {
     if (devices < 1 || devices > device_count()) {
       throw Error("a scan across " + std::to_string(devices) + " GPUs: this machine has " +
                   std::to_string(device_count()));
@@ -87,7 +88,7 @@ class MultiGpuScan {
                       "'s memory (cudaDeviceCanAccessPeer): use carry or reduce_then_scan");
         }
       }
-      parts_.push_back(std::make_unique<Part>(piece_size(device), devices_, in_place));
+      parts_.push_back(std::make_unique<Part>(piece_size(device), devices_, in_place, device, device));
     }
     if (way_ == Way::look_back) {  // every GPU's scan looks back through every GPU's statuses
       std::vector<unsigned long long*> statuses;
@@ -97,15 +98,30 @@ class MultiGpuScan {
         parts_[g]->scan.deal(g, statuses, run_);
       }
     }
-    if (exchange == Exchange::nccl) nccl_ = std::make_unique<NcclExchange>(devices_);
+    if (exchange == Exchange::nccl) {
+      own_nccl_ = std::make_unique<NcclExchange>(devices_);
+      nccl_ = own_nccl_.get();
+    }
+  }
+  /// One process per GPU: this process's piece alone, piece `rank` of `ranks`, on the current GPU; the
+  /// totals cross through `ranks_exchange` (NCCL's communicator of the ranks, made once for many scans).
+  MultiGpuScan(std::size_t n, int rank, int ranks, Way way, bool in_place, NcclExchange& ranks_exchange)
+      : n_(n), devices_(1), pieces_(ranks), first_(rank), way_(way), run_(kLookBackRun), nccl_(&ranks_exchange) {
+    if (way == Way::look_back) {
+      throw Error("look_back reads the other GPUs' tile statuses through peer memory, in one process: with one "
+                  "process per GPU use carry or reduce_then_scan");
+    }
+    parts_.push_back(std::make_unique<Part>(piece_size(0), pieces_, in_place, rank, current_device()));
   }
 
   int devices() const { return devices_; }
-  /// Elements on GPU g: its piece, or (look_back) its runs.
+  /// Elements on this process's GPU g: its piece, or (look_back) its runs.
   std::size_t piece_size(int g) const {
     if (way_ == Way::look_back) return dealt_size(n_, g, devices_, run_);
-    return piece_start(n_, g + 1, devices_) - piece_start(n_, g, devices_);
+    return piece_start(n_, first_ + g + 1, pieces_) - piece_start(n_, first_ + g, pieces_);
   }
+  /// The first element of this process's GPU g's piece in the whole array (not look_back).
+  std::size_t piece_first(int g) const { return piece_start(n_, first_ + g, pieces_); }
   /// Bytes of GPU memory the largest piece needs (input, output, 11.8's workspace).
   static std::size_t bytes_per_device(std::size_t n, int devices, bool in_place, Way way = Way::carry,
                                       unsigned run = 0) {
@@ -115,24 +131,24 @@ class MultiGpuScan {
     return (in_place ? 1 : 2) * m * sizeof(T) + PieceScan<T, Op>::workspace_bytes(m);
   }
 
-  /// Copies the host array's pieces to their GPUs; poisons the outputs (not in place).
+  /// Copies the host array's pieces (this process's) to their GPUs; poisons the outputs (not in place).
   void upload(const T* host) {
     for (int g = 0; g < devices_; ++g) {
-      DeviceScope on(g);
       Part& p = *parts_[g];
+      DeviceScope on(p.device);
       if (p.m > 0 && way_ == Way::look_back) {
         p.in.upload(runs_of(host, g).data());
       } else if (p.m > 0) {
-        p.in.upload(host + piece_start(n_, g, devices_));  // (DeviceBuffer copies all of it)
+        p.in.upload(host + piece_first(g));  // (DeviceBuffer copies all of it)
       }
       if (p.out.size() > 0) p.out.poison();
     }
   }
-  /// Copies every GPU's scanned piece into the host array.
+  /// Copies every GPU's scanned piece (this process's) into the host array.
   void download(T* host) const {
     for (int g = 0; g < devices_; ++g) {
-      DeviceScope on(g);
       const Part& p = *parts_[g];
+      DeviceScope on(p.device);
       if (p.m > 0 && way_ == Way::look_back) {
         std::vector<T> mine(p.m);
         p.output_buffer().download(mine.data());
@@ -140,7 +156,7 @@ class MultiGpuScan {
           std::copy_n(mine.data() + local, count, host + whole);
         });
       } else if (p.m > 0) {
-        p.output_buffer().download(host + piece_start(n_, g, devices_));
+        p.output_buffer().download(host + piece_first(g));
       }
     }
   }
@@ -155,12 +171,12 @@ class MultiGpuScan {
       for (int g = 1; g < devices_; ++g) wait_for_device(0, g);
       return;
     }
-    for (int g = 0; g < devices_; ++g) {  // 1. each GPU's piece total in totals[g][g]
-      DeviceScope on(g);
+    for (int g = 0; g < devices_; ++g) {  // 1. each GPU's piece total in its totals[piece]
       Part& p = *parts_[g];
-      T* own_total = p.totals.data() + g;
+      DeviceScope on(p.device);
+      T* own_total = p.totals.data() + p.piece;
       if (way_ == Way::carry) {
-        if (exclusive && p.m > 0) copy_peer(p.last_input.data(), g, p.in.data() + p.m - 1, g, 1);
+        if (exclusive && p.m > 0) copy_peer(p.last_input.data(), p.device, p.in.data() + p.m - 1, p.device, 1);
         if (p.m > 0) p.scan(p.in.data(), p.out_data(), p.m, op, kind);
         launch(piece_total_kernel<T, Op>, {"piece_total_kernel", 1, 1}, p.out_data(), p.last_input.data(), p.m, op,
                exclusive, own_total);
@@ -176,21 +192,21 @@ class MultiGpuScan {
       exchange_totals(totals);
     }
     for (int g = 0; g < devices_; ++g) {  // 3. each piece gets the totals before it
-      DeviceScope on(g);
       Part& p = *parts_[g];
+      DeviceScope on(p.device);
       if (p.m == 0) continue;
       if (way_ == Way::carry) {
-        if (g == 0) continue;  // (piece 0's carry is the identity)
+        if (p.piece == 0) continue;  // (piece 0's carry is the identity)
         // A grid-stride loop: enough blocks to fill an H100 or H200 (132 SMs x 16 blocks of 256 threads).
         const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(ceil_div(p.m, kCarryThreads), 132 * 16));
         launch(add_carry_kernel<T, Op>, {"add_carry_kernel", blocks, kCarryThreads}, p.out_data(), p.m,
-               static_cast<const T*>(p.totals.data()), g, op);
+               static_cast<const T*>(p.totals.data()), p.piece, op);
       } else {
-        if (g > 0) {  // (piece 0 starts from the identity: 11.8's scan as it is)
-          launch(carry_kernel<T, Op>, {"carry_kernel", 1, 1}, static_cast<const T*>(p.totals.data()), g, op,
+        if (p.piece > 0) {  // (piece 0 starts from the identity: 11.8's scan as it is)
+          launch(carry_kernel<T, Op>, {"carry_kernel", 1, 1}, static_cast<const T*>(p.totals.data()), p.piece, op,
                  p.carry.data());
         }
-        p.scan.set_carry_in(g == 0 ? nullptr : p.carry.data());
+        p.scan.set_carry_in(p.piece == 0 ? nullptr : p.carry.data());
         p.scan(p.in.data(), p.out_data(), p.m, op, kind);
       }
     }
@@ -199,12 +215,14 @@ class MultiGpuScan {
 
  private:
   struct Part {
-    Part(std::size_t m_, int devices, bool in_place)
-        : m(m_), in(m_), out(in_place ? 0 : m_), totals(static_cast<std::size_t>(devices)), last_input(1), carry(1),
+    Part(std::size_t m_, int pieces, bool in_place, int piece_, int device_)
+        : piece(piece_), device(device_), m(m_), in(m_), out(in_place ? 0 : m_), totals(static_cast<std::size_t>(pieces)),
+          last_input(1), carry(1),
           partials(std::min(kMaxReduceBlocks, std::max<std::size_t>(ceil_div(m_, kReduceTile), 1))), scan(m_) {}
     T* out_data() { return out.size() > 0 ? out.data() : in.data(); }
     const DeviceBuffer<T>& output_buffer() const { return out.size() > 0 ? out : in; }
 
+    int piece, device;          // which piece of the whole array, on which GPU
     std::size_t m;              // elements of this piece
     DeviceBuffer<T> in, out;    // the piece (out empty: scanned in place)
     DeviceBuffer<T> totals;     // every piece's total, gathered here
@@ -287,11 +305,14 @@ class MultiGpuScan {
   }
 
   std::size_t n_;
-  int devices_;
+  int devices_;      // GPUs this process drives
+  int pieces_;       // pieces of the whole array: devices_, or (one process per GPU) the ranks
+  int first_ = 0;    // the piece of this process's first GPU
   Way way_;
   unsigned run_;
   std::vector<std::unique_ptr<Part>> parts_;
-  std::unique_ptr<NcclExchange> nccl_;  // (Exchange::nccl)
+  std::unique_ptr<NcclExchange> own_nccl_;  // (Exchange::nccl, one process)
+  NcclExchange* nccl_ = nullptr;            // the exchange through NCCL, if any
 };
 
 }  // namespace scanlab::s11_10

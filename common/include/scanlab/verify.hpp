@@ -30,8 +30,9 @@ struct VerifyResult {
   std::string message;       ///< empty when passed; else the first wrong element, and the counts
 };
 
-/// Compares `output` (n elements of problem.type) with the reference scan of `input`.
-VerifyResult verify_scan(const ScanProblem& problem, const void* input, const void* output);
+/// Compares `output` (n elements of problem.type) with the reference scan of `input`; from `from` on
+/// only (one process's piece of a scan across processes: elements before it are not read).
+VerifyResult verify_scan(const ScanProblem& problem, const void* input, const void* output, std::size_t from = 0);
 
 /// Compares `output` with the scans of `input`'s consecutive sections of `section` elements, each
 /// scanned on its own (what an in-block kernel computes when it is launched with many blocks; the
