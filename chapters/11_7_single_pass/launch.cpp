@@ -19,6 +19,9 @@ using StaticIndexScan = SinglePass<512, 8, BlockIndex::block_idx_x>::Scan<T, Op>
 /// Test only: sections of 256 (32 threads x 8), long chains for little work.
 template <class T, class Op>
 using SmallSectionsScan = SinglePass<32, 8>::Scan<T, Op>;
+/// Test only: sections of 32 (one warp, one element each), the smallest whole warps make.
+template <class T, class Op>
+using WarpSectionsScan = SinglePass<32, 1>::Scan<T, Op>;
 
 const Algorithm kAlgorithms[] = {
     with_run(kAlgorithmInfo[0], &run_scan<SinglePassScan>),
@@ -30,6 +33,9 @@ const Algorithm kAlgorithms[] = {
 
 const Algorithm kTestAlgorithms[] = {
     with_run(kTestAlgorithmInfo[0], &run_scan<SmallSectionsScan>),
+#if defined(SCANLAB_BACKEND_CPU)
+    with_run(kTestAlgorithmInfo[1], &run_scan<WarpSectionsScan>),
+#endif
 };
 
 // The flags the blocks wait on, named by the kernel parameter they are passed as (argument 6,

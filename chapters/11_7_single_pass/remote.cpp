@@ -15,7 +15,7 @@ AlgorithmTable SCANLAB_LINKED_ENTRY(algorithms)() {
   return remote::table(SCANLAB_LINKED_BACKEND, "algorithms", algorithm_info(SCANLAB_LINKED_BACKEND));
 }
 AlgorithmTable SCANLAB_LINKED_ENTRY(test_algorithms)() {
-  return remote::table(SCANLAB_LINKED_BACKEND, "test_algorithms", kTestAlgorithmInfo);
+  return remote::table(SCANLAB_LINKED_BACKEND, "test_algorithms", test_algorithm_info(SCANLAB_LINKED_BACKEND));
 }
 
 // The request's arrays hold reps * n elements: sent as one request of that size, with n before it.

@@ -30,7 +30,9 @@ inline constexpr AlgorithmInfo kAlgorithmInfo[] = {
 
 /// test_algorithms' list (below).
 inline constexpr AlgorithmInfo kTestAlgorithmInfo[] = {
-    {"decoupled_lookback_small_sections", "test only: the decoupled look-back over 128-element tiles (32 threads x 4)",
+    {"decoupled_lookback_small_sections",
+     "test only: the decoupled look-back over 128-element tiles (32 threads x 4, the smallest tile whose threads "
+     "each load a whole 16-byte chunk of 4-byte elements)",
      "Merrill & Garland 2016 (beyond the book)", 0},
 };
 

@@ -52,55 +52,158 @@ bool on_gpu() {
     }                                                                      \
   } while (0)
 
+// One element of y as ranges: "y[5] holds x[2..5], it should hold x[4..5] (its segment starts at x[4]):
+// x[2..3] should not be in it".
+std::string element_line(std::size_t i, const std::string& got, const std::string& want, std::size_t head,
+                         const std::string& difference) {
+  return "y[" + std::to_string(i) + "] holds " + got + ", it should hold " + want + " (its segment starts at x[" +
+         std::to_string(head) + "]): " + difference;
+}
+
+// Past explain::kMaxInputs inputs (too many to count one by one): three runs, over x[i] = 1, i and i^2
+// (int64 add, the same head flags), give each element of y the count, sum and sum of squares of the
+// indices it combines; those of a range x[a..b] say which range. A wrong element whose three sums are
+// no range's is said to hold no range (an input twice, or a gap). `lines` gets one line per wrong element.
+bool segments_by_sums(const Request& failing, std::vector<std::string>& lines) {
+  Request r = failing;
+  r.type = DType::int64;
+  r.op = OpKind::add;
+  std::vector<std::int64_t> sums[3];
+  for (int power = 0; power < 3; ++power) {
+    std::vector<std::int64_t> x(r.n);
+    for (std::size_t i = 0; i < r.n; ++i) {
+      const auto v = static_cast<std::int64_t>(i);
+      x[i] = power == 0 ? 1 : power == 1 ? v : v * v;
+    }
+    r.input = x.data();
+    Result out;
+    try {
+      out = run(r);
+    } catch (const std::exception&) {
+      return false;
+    }
+    if (out.output.size() != r.n * sizeof(std::int64_t)) return false;
+    sums[power].resize(r.n);
+    std::memcpy(sums[power].data(), out.output.data(), out.output.size());
+  }
+  const auto below = [](std::int64_t k) { return k * (k - 1) * (2 * k - 1) / 6; };  // 0^2 + ... + (k-1)^2
+  // The range with these three sums, if one has them.
+  const auto range_of = [&](std::int64_t count, std::int64_t sum,
+                            std::int64_t squares) -> std::optional<std::pair<std::int64_t, std::int64_t>> {
+    if (count <= 0 || (2 * sum) % count != 0) return std::nullopt;
+    const std::int64_t first_plus_last = 2 * sum / count, a = (first_plus_last - count + 1) / 2, b = a + count - 1;
+    if (a < 0 || a + b != first_plus_last) return std::nullopt;
+    if (below(b + 1) - below(a) != squares) return std::nullopt;
+    return std::pair{a, b};
+  };
+  const auto shown = [](std::int64_t a, std::int64_t b) {
+    return "x[" + std::to_string(a) + (a == b ? "" : ".." + std::to_string(b)) + "]";
+  };
+  std::size_t head = 0;
+  for (std::size_t i = 0; i < r.n; ++i) {
+    if (r.heads[i] != 0) head = i;
+    const std::size_t end = r.kind == ScanKind::inclusive ? i + 1 : i;  // it should hold x[head .. end - 1]
+    const std::int64_t c = sums[0][i];
+    const std::string want = end > head ? shown(static_cast<std::int64_t>(head), static_cast<std::int64_t>(end) - 1)
+                                        : "nothing (the identity)";
+    const auto got = range_of(c, sums[1][i], sums[2][i]);
+    const bool right = end > head ? got && got->first == static_cast<std::int64_t>(head) &&
+                                        got->second == static_cast<std::int64_t>(end) - 1
+                                  : c == 0 && sums[1][i] == 0;
+    if (right) continue;
+    if (!got) {
+      // Its segment's range and one more range on top (a stray value, or one counted twice), or its
+      // segment's range with one range left out.
+      const std::int64_t h = static_cast<std::int64_t>(head), e = static_cast<std::int64_t>(end) - 1;
+      const std::int64_t cw = e - h + 1, s1w = (h + e) * cw / 2, s2w = below(e + 1) - below(h);
+      const auto extra = range_of(c - cw, sums[1][i] - s1w, sums[2][i] - s2w);
+      const auto lack = range_of(cw - c, s1w - sums[1][i], s2w - sums[2][i]);
+      if (extra && cw > 0) {
+        const bool twice = extra->first >= h && extra->second <= e;
+        lines.push_back(element_line(i, want + " and " + shown(extra->first, extra->second), want, head,
+                                     shown(extra->first, extra->second) +
+                                         (twice ? " is counted twice" : " should not be in it")));
+      } else if (lack && cw > 0) {
+        lines.push_back(element_line(i, want + " without " + shown(lack->first, lack->second), want, head,
+                                     shown(lack->first, lack->second) + " is missing"));
+      } else {
+        lines.push_back("y[" + std::to_string(i) + "] holds " + (c == 0 && sums[1][i] == 0 ? "nothing (the identity)" :
+                        std::to_string(c) + " inputs that make no one range (an input twice, or a gap)") +
+                        ", it should hold " + want + " (its segment starts at x[" + std::to_string(head) + "])");
+      }
+      continue;
+    }
+    // What differs: the inputs of x[h..e] it lacks, and those outside it that it has.
+    std::string difference;
+    const auto part = [&](std::int64_t lo, std::int64_t hi, const char* what) {
+      if (lo <= hi) difference += (difference.empty() ? "" : "; ") + shown(lo, hi) + what;
+    };
+    const std::int64_t a = got->first, b = got->second, h = static_cast<std::int64_t>(head),
+                       e = static_cast<std::int64_t>(end) - 1;
+    part(h, std::min(e, a - 1), " is missing");
+    part(std::max(h, b + 1), e, " is missing");
+    part(a, std::min(b, h - 1), " should not be in it");
+    part(std::max(a, e + 1), b, " should not be in it");
+    lines.push_back(element_line(i, shown(a, b), want, head, difference));
+  }
+  return true;
+}
+
 // For the segmented scan's smallest failing case: the same head flags, run again as an int64 add scan of
-// x[i] = 16^i (one run per 16 inputs, explain.hpp's windows), so that each element of y says which inputs
+// x[i] = 16^i (one run per 16 inputs, explain.hpp's windows; past
+// explain::kMaxInputs, segments_by_sums), so that each element of y says which inputs
 // it combines; an element that differs from its segment's x[head .. i] is shown as ranges ("x[2..5]:
 // x[2..3] should not be in it"). The other applications output elements, not combinations of them:
 // app_explain.hpp names their first wrong step.
 std::string segments_as_ranges(const Request& failing) {
   namespace ex = grading::explain;
   const std::optional<ex::Encoding> e = ex::encoding_for(failing.n);
-  if (!e) return "";
-  Request r = failing;
-  r.type = DType::int64;
-  r.op = OpKind::add;
-  std::vector<ex::Counts> y(r.n, ex::Counts(r.n));
-  for (std::size_t run_index = 0; run_index < e->runs(); ++run_index) {
-    std::vector<std::int64_t> x(r.n);
-    for (std::size_t i = 0; i < r.n; ++i) x[i] = static_cast<std::int64_t>(ex::encoded_input(*e, run_index, i));
-    r.input = x.data();
-    Result out;
-    try {
-      out = run(r);
-    } catch (const std::exception&) {
-      return "";
-    }
-    if (out.output.size() != r.n * sizeof(std::int64_t)) return "";
-    for (std::size_t i = 0; i < r.n; ++i) {
-      std::uint64_t v;
-      std::memcpy(&v, out.output.data() + i * sizeof v, sizeof v);
-      const ex::Counts c = ex::counts(v, *e, run_index);
-      for (std::size_t j = 0; j < r.n; ++j) y[i][j] += c[j];
-    }
-  }
   std::vector<std::string> lines;
-  std::size_t head = 0;
-  for (std::size_t i = 0; i < r.n; ++i) {
-    if (r.heads[i] != 0) head = i;
-    ex::Counts want(r.n);
-    for (std::size_t j = head; j < (r.kind == ScanKind::inclusive ? i + 1 : i); ++j) want[j] = 1;
-    const ex::Counts& got = y[i];
-    if (got != want) {
-      lines.push_back("y[" + std::to_string(i) + "] holds " + ex::show_counts(got) + ", it should hold " +
-                      ex::show_counts(want) + " (its segment starts at x[" + std::to_string(head) +
-                      "]): " + ex::show_difference(got, want));
+  if (!e) {
+    if (failing.n == 0 || !segments_by_sums(failing, lines) || lines.empty()) return "";
+  } else {
+    Request r = failing;
+    r.type = DType::int64;
+    r.op = OpKind::add;
+    std::vector<ex::Counts> y(r.n, ex::Counts(r.n));
+    for (std::size_t run_index = 0; run_index < e->runs(); ++run_index) {
+      std::vector<std::int64_t> x(r.n);
+      for (std::size_t i = 0; i < r.n; ++i) x[i] = static_cast<std::int64_t>(ex::encoded_input(*e, run_index, i));
+      r.input = x.data();
+      Result out;
+      try {
+        out = run(r);
+      } catch (const std::exception&) {
+        return "";
+      }
+      if (out.output.size() != r.n * sizeof(std::int64_t)) return "";
+      for (std::size_t i = 0; i < r.n; ++i) {
+        std::uint64_t v;
+        std::memcpy(&v, out.output.data() + i * sizeof v, sizeof v);
+        const ex::Counts c = ex::counts(v, *e, run_index);
+        for (std::size_t j = 0; j < r.n; ++j) y[i][j] += c[j];
+      }
     }
+    std::size_t head = 0;
+    for (std::size_t i = 0; i < r.n; ++i) {
+      if (r.heads[i] != 0) head = i;
+      ex::Counts want(r.n);
+      for (std::size_t j = head; j < (r.kind == ScanKind::inclusive ? i + 1 : i); ++j) want[j] = 1;
+      const ex::Counts& got = y[i];
+      if (got != want) {
+        lines.push_back(element_line(i, ex::show_counts(got), ex::show_counts(want), head, ex::show_difference(got, want)));
+      }
+    }
+    if (lines.empty()) return "";
   }
-  if (lines.empty()) return "";
-  std::string shown = "\nWhere it goes wrong (n = " + std::to_string(r.n) + " run again as an int64 add " +
-                      name(r.kind) + " segmented scan of x[i] = 16^i" +
-                      (e->runs() > 1 ? " (in " + std::to_string(e->runs()) + " runs of 16 inputs)" : "") +
-                      " with the same head flags, so that each value says which inputs it combines), in the output y:";
+  const std::string scan = "int64 add " + std::string(name(failing.kind)) + " segmented scan";
+  std::string shown = "\nWhere it goes wrong (n = " + std::to_string(failing.n) +
+                      (e ? " run again as an " + scan + " of x[i] = 16^i" +
+                               (e->runs() > 1 ? " (in " + std::to_string(e->runs()) + " runs of 16 inputs)" : std::string()) +
+                               " with the same head flags, so that each value says which inputs it combines"
+                         : " run again three times as an " + scan + " with the same head flags, of x[i] = 1, then i, "
+                           "then i^2, so that an element's three sums say which range of inputs it combines") +
+                      "), in the output y:";
   for (std::size_t k = 0; k < lines.size() && k < 3; ++k) shown += "\n    " + lines[k];
   if (lines.size() > 3) shown += "\n    (and " + std::to_string(lines.size() - 3) + " more elements of y)";
   return shown;
@@ -140,6 +243,7 @@ std::string smallest_failure(const Request& failing, const std::string& error = 
     Request r = failing;
     r.n = m;
     threw.clear();
+    out = Result{};
     try {
       out = run(r);
       return kind.empty() ? check_result(r, out) : std::string();
@@ -149,7 +253,8 @@ std::string smallest_failure(const Request& failing, const std::string& error = 
       return threw;
     }
   };
-  std::size_t passed = 0, m = 0;  // the largest size tried that passed, the first that failed
+  std::size_t passed = 0, m = 0;  // the largest size tried that passed (its launches), the first that failed
+  std::vector<LaunchStats> passed_launches;
   std::string message;
   for (std::size_t t : tries) {
     if (std::chrono::steady_clock::now() - start > std::chrono::seconds(3)) return "";
@@ -159,6 +264,7 @@ std::string smallest_failure(const Request& failing, const std::string& error = 
       break;
     }
     passed = t;
+    passed_launches = out.launches;
   }
   if (m == 0) return "";
   // Between the last size that passed and the first that failed, halve the gap (within the budget): a
@@ -167,6 +273,7 @@ std::string smallest_failure(const Request& failing, const std::string& error = 
     const std::size_t middle = passed + (m - passed) / 2;
     if (fails(middle).empty()) {
       passed = middle;
+      passed_launches = out.launches;
     } else {
       m = middle;
     }
@@ -179,7 +286,8 @@ std::string smallest_failure(const Request& failing, const std::string& error = 
     HostArray x(r.type, m);
     std::memcpy(x.data(), r.input, x.bytes());
     return "\nThe smallest failing case found: n = " + std::to_string(m) + ", x = " + first_of(m) + ", the same " +
-           kind + "\n  x        " + ex::show_elements(x, m) + "\nWhere it goes wrong (n = " + std::to_string(m) + "):\n    " + threw;
+           kind + "\n  x        " + ex::show_elements(x, m) +
+           ex::why_not_smaller(m, passed, "ends without this " + kind, passed_launches) + "\nWhere it goes wrong (n = " + std::to_string(m) + "):\n    " + threw;
   }
   const std::size_t bytes = size_of(r.type);
   HostArray x(r.type, m), got(r.type, out.output.size() / bytes);
@@ -194,7 +302,8 @@ std::string smallest_failure(const Request& failing, const std::string& error = 
                       "\n  x        " + ex::show_elements(x, m) +
                       "\n  expected " + ex::show_elements(expected, expected.size()) + "\n  got      " +
                       ex::show_elements(got, got.size()) + "\n  (" + std::to_string(wrong) + " of " +
-                      std::to_string(expected.size()) + " elements wrong)\n  " + message;
+                      std::to_string(expected.size()) + " elements wrong)\n  " + message +
+                      ex::why_not_smaller(m, passed, "passes", passed_launches, out.launches);
   if (r.app == App::segmented_scan) {
     HostArray heads(DType::uint32, m);
     std::memcpy(heads.data(), r.heads, heads.bytes());

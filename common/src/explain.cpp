@@ -964,7 +964,30 @@ std::string show_case(const ScanProblem& p, const HostArray& input, const HostAr
   });
 }
 
+// "2 blocks of 32 threads"; several launches one after another, each with its kernel's name
+// ("scan_kernel: 2 blocks of 32 threads, then add_kernel: ...").
+std::string shape(const std::vector<LaunchStats>& launches) {
+  std::string out;
+  for (const LaunchStats& l : launches) {
+    out += (out.empty() ? "" : ", then ") + (launches.size() > 1 && !l.kernel.empty() ? l.kernel + ": " : "") +
+           std::to_string(l.grid_blocks) + (l.grid_blocks == 1 ? " block" : " blocks") + " of " +
+           std::to_string(l.block_threads) + " threads";
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string why_not_smaller(std::size_t n, std::size_t below, const std::string& how,
+                            const std::vector<LaunchStats>& below_launches, const std::vector<LaunchStats>& launches) {
+  if (n <= 16 || below == 0) return "";
+  std::string out = "\n  no smaller case: every size tried below it " + how + "; the largest, n = " +
+                    std::to_string(below);
+  const std::string was = shape(below_launches), is = shape(launches);
+  if (!was.empty()) out += ", runs " + was;
+  if (!is.empty() && is != was) out += ", and n = " + std::to_string(n) + " runs " + is;
+  return out;
+}
 
 std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& failing, std::uint64_t seed) {
   const auto start = std::chrono::steady_clock::now();
@@ -976,6 +999,8 @@ std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& fail
   }
   if (failing.n <= kMaxInputs) sizes.push_back(failing.n);
   int runs = 0;
+  std::size_t passed = 0;  // the largest size whose three inputs all passed, and its launches
+  std::vector<LaunchStats> passed_launches;
   for (std::size_t n : sizes) {
     for (Simple kind : {Simple::ones, Simple::counting, Simple::seeded}) {
       if (++runs > 120 || std::chrono::steady_clock::now() - start > std::chrono::seconds(3)) return "";
@@ -985,13 +1010,20 @@ std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& fail
       HostArray output(problem.type, n);
       if (problem.in_place) std::memcpy(output.data(), input.data(), input.bytes());
       RunRequest request{problem, problem.in_place ? output.data() : input.data(), output.data(), 0, false};
+      RunResult result;
       try {
-        algorithm.run(request);
+        result = algorithm.run(request);
       } catch (const std::exception&) {
         return "";
       }
       const VerifyResult v = verify_scan(problem, input.data(), output.data());
-      if (v.passed) continue;
+      if (v.passed) {
+        if (kind == Simple::seeded) {
+          passed = n;
+          passed_launches = std::move(result.launches);
+        }
+        continue;
+      }
       std::string where = where_went_wrong(algorithm, problem.kind, n, problem.op, problem.in_place);
       // A bug that needs large values (a narrowing type) hides in the small sums of a few x[i] = 16^i:
       // 16 inputs reach 16^15, past 32 bits.
@@ -1003,7 +1035,10 @@ std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& fail
                   "small; at n = " + std::to_string(kLarge) + " they pass 2^32:)" + where;
         }
       }
-      return show_case(problem, input, output, kind, v) + where;
+      return show_case(problem, input, output, kind, v) +
+             why_not_smaller(n, passed, "passes (all ones, 1, 2, ..., n and seeded values)", passed_launches,
+                             result.launches) +
+             where;
     }
   }
   return where_went_wrong(algorithm, failing.kind, failing.n, failing.op, failing.in_place);
@@ -1029,6 +1064,9 @@ std::string smallest_error(const Algorithm& algorithm, const ScanProblem& failin
   // the watchdog's time once. n = 0 too: an empty array is the smallest case of all.
   std::vector<std::size_t> sizes{0};
   for (std::size_t n : kShrinkSizes) sizes.push_back(n);
+  const std::string without = "ends without this " + kind;
+  std::size_t below = 0;  // the largest size tried without this kind of error, and its launches
+  std::vector<LaunchStats> below_launches;
   for (std::size_t n : sizes) {
     if (n >= failing.n || std::chrono::steady_clock::now() - start > std::chrono::seconds(3)) break;
     ScanProblem problem = failing;
@@ -1037,12 +1075,19 @@ std::string smallest_error(const Algorithm& algorithm, const ScanProblem& failin
     HostArray output(problem.type, n);
     if (problem.in_place && n > 0) std::memcpy(output.data(), input.data(), input.bytes());
     try {
-      algorithm.run(RunRequest{problem, problem.in_place ? output.data() : input.data(), output.data(), 0, false});
+      RunResult r =
+          algorithm.run(RunRequest{problem, problem.in_place ? output.data() : input.data(), output.data(), 0, false});
+      below = n;
+      below_launches = std::move(r.launches);
     } catch (const std::exception& e) {
-      if (error_kind(e.what()) != kind) continue;
+      if (error_kind(e.what()) != kind) {
+        below = n;
+        below_launches.clear();
+        continue;
+      }
       return "\nThe smallest failing case found: n = " + std::to_string(n) + ", x = seeded random values, the same " +
-             kind + "\n  x        " + show_elements(input, n) + "\nWhere it goes wrong (n = " + std::to_string(n) +
-             "):\n    " + e.what();
+             kind + "\n  x        " + show_elements(input, n) + why_not_smaller(n, below, without, below_launches) +
+             "\nWhere it goes wrong (n = " + std::to_string(n) + "):\n    " + e.what();
     }
   }
   if (!or_itself || failing.n > kShrinkSizes[std::size(kShrinkSizes) - 1]) return "";
@@ -1050,7 +1095,8 @@ std::string smallest_error(const Algorithm& algorithm, const ScanProblem& failin
   const HostArray input = make_input(failing.type, failing.op, failing.n, seed + failing.n);
   return "\nThe smallest failing case found: n = " + std::to_string(failing.n) +
          ", x = seeded random values (no smaller size tried ends in this " + kind + ")\n  x        " +
-         show_elements(input, failing.n) + "\nWhere it goes wrong (n = " + std::to_string(failing.n) + "):\n    " + error;
+         show_elements(input, failing.n) + why_not_smaller(failing.n, below, without, below_launches) +
+         "\nWhere it goes wrong (n = " + std::to_string(failing.n) + "):\n    " + error;
 }
 
 

@@ -235,6 +235,74 @@ std::string missing_prefix_note(const Algorithm& algorithm, const ScanProblem& p
          "inputs it holds)" + note;
 }
 
+// "x[3]" or "x[3 .. 7]".
+std::string inputs(std::size_t first, std::size_t last) {
+  return "x[" + std::to_string(first) + (first == last ? "" : " .. " + std::to_string(last)) + "]";
+}
+
+/// For a failing last, max or min scan: the same size again over distinct inputs (1, 2, ..., n in a
+/// seeded order), where each value the scan gives is one input and says which, if it fails there too.
+/// Says what the first wrong element holds: for last, which input (it should be the last it combines);
+/// for max and min, which input and the widest range of inputs around it of which it is the max (min),
+/// against the input that should win. "" otherwise (add, past 65,536 elements, a run that passes). Once
+/// per algorithm, as the shrink: one more run of a failing kernel, not one per failing test.
+std::string holds_note(const Algorithm& algorithm, const ScanProblem& p, std::uint64_t seed) {
+  static std::set<std::string> done;
+  if (p.op == OpKind::add || p.n == 0 || p.n > 65536 || !done.insert(std::string(algorithm.name)).second) return "";
+  return visit_type_op(p.type, p.op, [&](auto t, auto op) -> std::string {
+    using T = typename decltype(t)::type;
+    std::vector<std::size_t> order(p.n);
+    for (std::size_t j = 0; j < p.n; ++j) order[j] = j;
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(seed + p.n));
+    HostArray input(p.type, p.n), output(p.type, p.n);
+    T* const x = input.as<T>();
+    for (std::size_t j = 0; j < p.n; ++j) x[j] = static_cast<T>(order[j] + 1);  // exact in every type here
+    if (p.in_place) std::memcpy(output.data(), input.data(), input.bytes());
+    try {
+      algorithm.run(RunRequest{p, p.in_place ? output.data() : input.data(), output.data(), 0, false});
+    } catch (const std::exception&) {
+      return "";
+    }
+    std::vector<T> want(p.n);
+    reference_scan(x, want.data(), p.n, op, p.kind);
+    const T* const y = output.as<T>();
+    std::size_t i = 0;
+    while (i < p.n && y[i] == want[i]) ++i;
+    if (i == p.n) return "";
+    // y[i] should combine x[0 .. i] (exclusive: x[0 .. i - 1]); w: the input that should win.
+    const bool exclusive = p.kind == ScanKind::exclusive;
+    const std::size_t w = static_cast<std::size_t>(std::find(x, x + p.n, want[i]) - x);
+    const std::string should = exclusive && i == 0 ? "the identity (element 0 of an exclusive scan combines no input)"
+                               : p.op == OpKind::last
+                                   ? inputs(w, w) + ", the last of " + inputs(0, exclusive ? i - 1 : i)
+                                   : inputs(w, w) + ", the " + std::string(name(p.op)) + " of " +
+                                         inputs(0, exclusive ? i - 1 : i);
+    std::string text = "\n(n = " + std::to_string(p.n) + " run again over the inputs 1, 2, ..., n in a seeded order, "
+                       "so that each value is one input and says which)\nWhat the wrong values hold: in that run, element " +
+                       std::to_string(i) + " is ";
+    const std::size_t j = static_cast<std::size_t>(std::find(x, x + p.n, y[i]) - x);
+    if (y[i] == decltype(op)::identity()) {
+      text += "the identity, as if it combined no input";
+    } else if (j == p.n) {
+      return text + "none of the inputs (a " + std::string(name(p.op)) + " of inputs is always one of them); it should be " +
+             should;
+    } else if (p.op == OpKind::last) {
+      text += inputs(j, j) + (exclusive && i == 0 ? "" : j < w ? ", an earlier input" : ", a later input");
+    } else {
+      // The widest range around x[j] of which it is the max (min): every range inside it that holds x[j].
+      const auto loses = [&](std::size_t k) { return p.op == OpKind::max ? x[k] > x[j] : x[k] < x[j]; };
+      std::size_t lo = j, hi = j;
+      while (lo > 0 && !loses(lo - 1)) --lo;
+      while (hi + 1 < p.n && !loses(hi + 1)) ++hi;
+      text += inputs(j, j) + (lo == hi ? std::string(", the ") + name(p.op) + " of itself alone (the inputs beside it are " +
+                                             (p.op == OpKind::max ? "larger" : "smaller") + ")"
+                                       : ", the " + std::string(name(p.op)) + " of " + inputs(lo, hi) +
+                                             " (and of any range in it that holds " + inputs(j, j) + ")");
+    }
+    return text + "; it should be " + should;
+  });
+}
+
 }  // namespace
 
 std::string check_sizes(const Algorithm& algorithm, DType type, OpKind op, ScanKind kind,
@@ -270,6 +338,7 @@ std::string check_sizes(const Algorithm& algorithm, DType type, OpKind op, ScanK
     if (!v.passed) {
       return std::string(algorithm.name) + ": " + v.message +
              missing_prefix_note(algorithm, problem, input.data(), output.data(), seed) +
+             holds_note(algorithm, problem, seed) +
              smallest_failure(algorithm, problem, seed);
     }
   }
@@ -424,43 +493,43 @@ std::string blocks_hint([[maybe_unused]] const std::string& failure,
 namespace {
 
 // A wrong output that shows only past one large section (11.6, 11.7: thousands of elements) is
-// explained with the section's test-only variant of the same kernels over small sections
-// ("..._small_sections" in GradingOptions::small_sections), when the failure has no explanation of its own.
+// explained with the section's test-only variants of the same kernels over smaller sections
+// (GradingOptions::small_sections), when the failure has no explanation of its own: the smallest
+// sections first (the table lists them last), so that the case shown is as small as the kernel allows.
+std::vector<const Algorithm*> smaller_sections(const AlgorithmTable* table, const Algorithm& algorithm) {
+  std::vector<const Algorithm*> out;
+  for (const Algorithm& small : table ? table->algorithms : std::span<const Algorithm>{}) {
+    if (small.name != algorithm.name) out.insert(out.begin(), &small);
+  }
+  return out;
+}
+
+std::string with_smaller_sections(const Algorithm& small, const std::string& found) {
+  return "\nThe same kernels with smaller sections (" + std::string(small.name) + ": " + std::string(small.summary) +
+         ") fail too:" + found;
+}
+
 std::string small_sections_explanation(const AlgorithmTable* table, const Algorithm& algorithm, DType type, OpKind op,
                                        ScanKind kind, std::size_t n, const std::string& failure) {
-  if (table == nullptr || failure.find("\nThe smallest failing case found") != std::string::npos) return "";
-  const std::string suffix = "_small_sections";
-  for (const Algorithm& small : table->algorithms) {
-    const std::string name(small.name);
-    if (name == algorithm.name || name.size() <= suffix.size() ||
-        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
-      continue;
-    }
-    if (!first_explanation(small)) return "";
+  if (failure.find("\nThe smallest failing case found") != std::string::npos) return "";
+  for (const Algorithm* small : smaller_sections(table, algorithm)) {
+    if (!first_explanation(*small)) return "";
     const std::string found =
-        timed_explanation([&] { return explain::smallest_failure(small, ScanProblem{type, op, kind, n, false}, 1); });
-    if (found.empty()) return "";
-    return "\nThe same kernels with small sections (" + name + ": " + std::string(small.summary) + ") fail too:" + found;
+        timed_explanation([&] { return explain::smallest_failure(*small, ScanProblem{type, op, kind, n, false}, 1); });
+    if (!found.empty()) return with_smaller_sections(*small, found);
   }
   return "";
 }
 
 // After an error that no smaller size gives (a section's edge, thousands of elements): the smallest size
-// where the section's small-section variant gives it, else the failing case itself.
+// where one of the section's smaller-section variants gives it, else the failing case itself.
 std::string smallest_error_of_size(const AlgorithmTable* table, const Algorithm& algorithm, const ScanProblem& failing,
                                    const std::string& error) {
   static std::set<std::string> done;  // once per algorithm, as first_explanation
   if (!done.insert(std::string(algorithm.name)).second) return "";
-  const std::string suffix = "_small_sections";
-  for (const Algorithm& small : table ? table->algorithms : std::vector<Algorithm>{}) {
-    const std::string name(small.name);
-    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
-    const std::string found = timed_explanation([&] { return explain::smallest_error(small, failing, 1, error); });
-    if (!found.empty()) {
-      return "\nThe same kernels with small sections (" + name + ": " + std::string(small.summary) + ") fail too:" +
-             found;
-    }
-    break;
+  for (const Algorithm* small : smaller_sections(table, algorithm)) {
+    const std::string found = timed_explanation([&] { return explain::smallest_error(*small, failing, 1, error); });
+    if (!found.empty()) return with_smaller_sections(*small, found);
   }
   return timed_explanation([&] { return explain::smallest_error(algorithm, failing, 1, error, true); });
 }

@@ -574,6 +574,77 @@ TEST(Grading, SmallestFailingCaseIsShownInFull) {
   EXPECT_NE(at_3.find("\nThe smallest failing case found: n = 3, x = all ones\n"), std::string::npos) << at_3;
 }
 
+// A bug that needs a second block of 32 threads (n >= 33): the case found says why nothing smaller
+// fails, with the launches of the largest size below it that passed and of the case itself.
+TEST(Grading, SmallestFailingCaseSaysWhyNothingSmallerFails) {
+  const scanlab::RunFn run = [](const scanlab::RunRequest& r) {
+    const std::size_t n = r.problem.n;
+    auto* y = static_cast<std::int32_t*>(r.output);
+    scanlab::reference_scan(static_cast<const std::int32_t*>(r.input), y, n, scanlab::Add<std::int32_t>{},
+                            r.problem.kind);
+    if (n > 32) y[32] += 1;  // the second block's first element
+    scanlab::RunResult result;
+    scanlab::LaunchStats launch;
+    launch.grid_blocks = static_cast<std::uint32_t>((n + 31) / 32);
+    launch.block_threads = 32;
+    result.launches.push_back(launch);
+    return result;
+  };
+  const std::string failure = scanlab::grading::check_sizes({"second_block_wrong", "", "", 0, run}, scanlab::DType::int32,
+                                                            scanlab::OpKind::add, scanlab::ScanKind::inclusive, {100});
+  EXPECT_NE(failure.find("\nThe smallest failing case found: n = 33, x = all ones\n"), std::string::npos) << failure;
+  EXPECT_NE(failure.find("\n  no smaller case: every size tried below it passes (all ones, 1, 2, ..., n and seeded "
+                         "values); the largest, n = 32, runs 1 block of 32 threads, and n = 33 runs 2 blocks of 32 "
+                         "threads"),
+            std::string::npos)
+      << failure;
+}
+
+// A failing last or max scan: the same size again over distinct inputs says which input the first wrong
+// element is, and for max the widest range around it of which it is the max.
+namespace {
+std::vector<std::int32_t> last_input;  // the distinct inputs of the run that holds_note makes
+// last: keeps x[0] (its operands swapped); max: of x[i - 1] and x[i] only.
+scanlab::RunResult first_not_last(const scanlab::RunRequest& r) {
+  const auto* x = static_cast<const std::int32_t*>(r.input);
+  auto* y = static_cast<std::int32_t*>(r.output);
+  // Kept only for 1, 2, ..., n shuffled (holds_note's run; the shrink's runs are other inputs).
+  std::vector<std::int32_t> sorted(x, x + r.problem.n);
+  std::sort(sorted.begin(), sorted.end());
+  bool shuffled = !std::equal(sorted.begin(), sorted.end(), x);
+  for (std::size_t i = 0; i < sorted.size(); ++i) shuffled = shuffled && sorted[i] == static_cast<std::int32_t>(i + 1);
+  if (shuffled) last_input.assign(x, x + r.problem.n);
+  for (std::size_t i = 0; i < r.problem.n; ++i) {
+    y[i] = r.problem.op == scanlab::OpKind::max && i > 0 ? std::max(x[i - 1], x[i]) : x[0];
+  }
+  return {};
+}
+}  // namespace
+
+TEST(Grading, WrongValuesOfLastAndMaxSayWhichInput) {
+  const scanlab::Algorithm a{"first_not_last", "", "", 0, &first_not_last};
+  const std::string last = scanlab::grading::check_sizes(a, scanlab::DType::int32, scanlab::OpKind::last,
+                                                         scanlab::ScanKind::inclusive, {40});
+  EXPECT_NE(last.find("\nWhat the wrong values hold: in that run, element 1 is x[0], an earlier input; it should be x[1], the last "
+                      "of x[0 .. 1]"),
+            std::string::npos)
+      << last;
+  // max over two neighbours (x[i - 1] and x[i]): the first wrong element i is x[j], the max of x[lo .. hi].
+  const std::string max = scanlab::grading::check_sizes({"max_of_two", "", "", 0, &first_not_last}, scanlab::DType::int32,
+                                                        scanlab::OpKind::max, scanlab::ScanKind::inclusive, {40});
+  const std::string tag = "\nWhat the wrong values hold: in that run, element ";
+  const std::size_t at = max.find(tag);
+  ASSERT_NE(at, std::string::npos) << max;
+  unsigned i = 0, j = 0, lo = 0, hi = 0, k = 0;
+  ASSERT_EQ(std::sscanf(max.c_str() + at + tag.size(), "%u is x[%u], the max of x[%u .. %u] (and of any range in it that "
+                                                       "holds x[%u])", &i, &j, &lo, &hi, &k), 5) << max;
+  const std::vector<std::int32_t>& x = last_input;
+  ASSERT_TRUE(i < x.size() && i > 0 && lo <= j && j <= hi && hi < x.size()) << max;
+  EXPECT_EQ(x[j], std::max(x[i - 1], x[i])) << max;  // what the kernel gave
+  EXPECT_EQ(*std::max_element(x.begin() + lo, x.begin() + hi + 1), x[j]) << max;
+  EXPECT_TRUE((lo == 0 || x[lo - 1] > x[j]) && (hi + 1 == x.size() || x[hi + 1] > x[j])) << max;  // the widest
+}
+
 // ---- where it went wrong (explain.hpp, issue 37 item 2) ---------------------------------------------
 namespace ex = scanlab::grading::explain;
 

@@ -116,6 +116,15 @@ inline constexpr std::size_t kShrinkSizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 16, 31, 3
 /// explain; stops at a run that ends in an error (a hang or a memory error tells its own story).
 std::string smallest_failure(const Algorithm& algorithm, const ScanProblem& failing, std::uint64_t seed);
 
+/// For a smallest failing case of n > 16 elements (past issue 37's bar): why it is the smallest, as a
+/// line of the case ("no smaller case: every size tried below it passes (...); the largest, n = 64, runs
+/// 2 blocks of 32 threads, and n = 65 runs 3 blocks of 32 threads"), from the largest size tried below it
+/// (`below`, which `how`: "passes", "ends without this memory error") and the launches of both (cpu
+/// backend), so that a student sees the edge the bug needs: another block, a wider one, another launch.
+/// "" for n <= 16 or nothing tried below.
+std::string why_not_smaller(std::size_t n, std::size_t below, const std::string& how,
+                            const std::vector<LaunchStats>& below_launches, const std::vector<LaunchStats>& launches = {});
+
 /// The kind of error a message tells, as the grade report classifies it (tools/scanlab_lab/diagnose.py):
 /// "memory error", "watchdog", "deadlock", "barrier divergence", "launch error"; "" for any other.
 std::string error_kind(const std::string& message);
