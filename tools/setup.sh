@@ -271,7 +271,9 @@ pip_cmake() {
     install python3-pip || return 1
   fi
   say "CMake $(cmake --version 2>/dev/null | awk 'NR==1 {print $3}') is older than $MIN_CMAKE: installing '$PIP_CMAKE' from PyPI into $PIP_CMAKE_DIR..."
-  python3 -m pip install -q --disable-pip-version-check --upgrade --target "$PIP_CMAKE_DIR" "$PIP_CMAKE" || return 1
+  # (PIP_ROOT_USER_ACTION: no warning as root, where pip knows it; 22.04's pip 22.0 ignores it.)
+  PIP_ROOT_USER_ACTION=ignore python3 -m pip install -q --disable-pip-version-check --upgrade \
+    --target "$PIP_CMAKE_DIR" "$PIP_CMAKE" || return 1
   if [[ $(id -u) -eq 0 ]]; then
     local bin=${SCANLAB_PIP_CMAKE_BIN:-/usr/local/bin}
     mkdir -p "$bin" || return 1
