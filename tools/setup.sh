@@ -5,23 +5,28 @@
 # cannot install, it says what to run, one line per missing thing. A second run only checks (a
 # moment).
 #
-#   tools/setup.sh [--preset NAME] [--docs] [--sandbox] [--arm64] [--clang] [--pip-cmake] [--check]
+#   tools/setup.sh [--preset NAME] [--docs] [--sandbox] [--arm64] [--clang] [--check]
+#   tools/setup.sh --pip-cmake-bin
 #
-# --preset gpu: the cuda-only build, without Boost.Context. --docs: Doxygen and Graphviz are
-# required (else installed when possible, and only warned about). --sandbox: bubblewrap is required
-# (./lab grade --class), else not installed. --arm64: the cross compiler, qemu and the arm64
-# libraries of the preset arm64-qemu (tools/portable/arm64.sh; Debian only). --clang: clang and
-# libc++ (the clang preset). --pip-cmake: where the system's CMake is older than MIN_CMAKE, as on
-# Ubuntu 22.04 (3.22, Gradescope's default image), install a CMake from PyPI into /opt/scanlab-cmake
-# and link it into /usr/local/bin (root only; SCANLAB_PIP_CMAKE_DIR and SCANLAB_PIP_CMAKE_BIN change
-# those, for tools/test_setup.sh). --check: install nothing, only say what is missing. Exit status 0 when
-# everything required is there; else 1, with what to run.
+# --preset gpu: the cuda-only build, without Boost.Context; default and grade: Boost.Context is
+# optional where nvcc and a GPU are here (CMakeLists.txt then leaves the cpu backend out, and says
+# so). --docs: Doxygen and Graphviz are required (else installed when possible, and only warned
+# about). --sandbox: bubblewrap is required (./lab grade --class), else not installed. --arm64: the
+# cross compiler, qemu and the arm64 libraries of the preset arm64-qemu (tools/portable/arm64.sh;
+# Debian only). --clang: clang and libc++ (the clang preset). --check: install nothing, only say what
+# is missing. Exit status 0 when everything required is there; else 1, with what to run.
+#
+# A CMake older than MIN_CMAKE (Ubuntu 22.04's 3.22, Gradescope's default image) is not a matter for
+# apt, whose CMake is that old one: a CMake from PyPI goes into PIP_CMAKE_DIR (root: /opt/scanlab-cmake,
+# linked into /usr/local/bin; else a folder in the user's home), and ./lab puts its bin folder
+# (--pip-cmake-bin prints it) first on PATH. SCANLAB_PIP_CMAKE_DIR and SCANLAB_PIP_CMAKE_BIN change
+# those folders (tools/test_setup.sh).
 set -euo pipefail
 
 # CMakePresets.json is version 6, which CMake reads from 3.25 on (3.24 says 'Unrecognized "version"
 # field'); ./lab also uses cmake --fresh (3.24) and CMakeLists.txt COMPILE_WARNING_AS_ERROR (3.24).
 MIN_CMAKE=3.25
-# --pip-cmake's CMake: below 4 (4.0 dropped old policies that third-party CMake files may still need).
+# The CMake from PyPI: below 4 (4.0 dropped old policies that third-party CMake files may still need).
 PIP_CMAKE="cmake>=$MIN_CMAKE,<4"
 # The columns: the Debian package; when it is needed (required; emulator: by the cpu backend;
 # optional; docs, sandbox, arm64, clang: with that option); the Homebrew and the Fedora (dnf) names
@@ -67,22 +72,27 @@ die() { error "$*"; exit 1; }
 have() { command -v "$1" >/dev/null 2>&1; }
 # Bash 3.2 too (macOS's /bin/bash): no associative arrays, no "${a[@]}" of an empty array under set -u.
 
+if [[ $(id -u) -eq 0 ]]; then PIP_CMAKE_DIR=${SCANLAB_PIP_CMAKE_DIR:-/opt/scanlab-cmake}
+else PIP_CMAKE_DIR=${SCANLAB_PIP_CMAKE_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/scanlab-cmake}; fi
+PIP_CMAKE_BIN="$PIP_CMAKE_DIR/cmake/data/bin"  # the wheel's binaries
 # shellcheck disable=SC2034  # the want_* are read through ${!want}
-preset=default check=0 pip_cmake=0 want_docs=0 want_sandbox=0 want_arm64=0 want_clang=0
+preset=default check=0 want_docs=0 want_sandbox=0 want_arm64=0 want_clang=0
 while (($#)); do
   case "$1" in
     --preset) preset=${2:?--preset needs a name}; shift 2 ;;
     --docs | --sandbox | --arm64 | --clang) eval "want_${1#--}=1"; shift ;;
     --check) check=1; shift ;;
-    --pip-cmake) pip_cmake=1; shift ;;
-    *) die "tools/setup.sh: unknown argument '$1' (use --preset NAME, --docs, --sandbox, --arm64, --clang, --pip-cmake, --check)" ;;
+    --pip-cmake-bin) printf '%s\n' "$PIP_CMAKE_BIN"; exit 0 ;;
+    *) die "tools/setup.sh: unknown argument '$1' (use --preset NAME, --docs, --sandbox, --arm64, --clang, --check)" ;;
   esac
 done
+# A CMake from PyPI that an earlier run installed (below), before an old one on PATH.
+if [[ -x "$PIP_CMAKE_BIN/cmake" ]]; then PATH="$PIP_CMAKE_BIN:$PATH"; fi
 # nvcc where the CUDA toolkit puts it, even when PATH does not say so (./lab does the same).
 if ! have nvcc && [[ -x /usr/local/cuda/bin/nvcc ]]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
 
 # debian (and Ubuntu, WSL's too), fedora (and its relatives), macos or other. SCANLAB_OS_RELEASE:
-# another os-release file (the test tools/test_setup.sh).
+# another os-release file (the test tools/test_setup.sh); SCANLAB_INCLUDE_DIRS, where inc: looks.
 platform() {
   [[ "$(uname -s 2>/dev/null)" == Darwin ]] && { echo macos; return; }
   local file=${SCANLAB_OS_RELEASE:-/etc/os-release} ids=""
@@ -111,7 +121,7 @@ present() {  # present SPEC...: any one of them holds
       matplotlib) /usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1 && return 0 ;;
       pymod:*) python3 -c "import ${spec#pymod:}" >/dev/null 2>&1 && return 0 ;;
       cmd:*) have "${spec#cmd:}" && return 0 ;;
-      inc:*) for dir in /usr/include /usr/local/include /opt/homebrew/include; do
+      inc:*) for dir in ${SCANLAB_INCLUDE_DIRS:-/usr/include /usr/local/include /opt/homebrew/include}; do
                [[ -e "$dir/${spec#inc:}" ]] && return 0
              done ;;
       file:*) compgen -G "${spec#file:}" >/dev/null && return 0 ;;
@@ -121,6 +131,10 @@ present() {  # present SPEC...: any one of them holds
   return 1
 }
 
+cuda_here() {  # nvcc, and nvidia-smi sees a GPU (grep reads all: an early exit would SIGPIPE nvidia-smi)
+  have nvcc && have nvidia-smi && nvidia-smi -L 2>/dev/null | grep GPU >/dev/null
+}
+
 # What is missing (Debian names); `row PKG` gives its line of the table: name need brew dnf.
 required=() optional=() missing_rows=""
 row() { printf '%s\n' "$missing_rows" | awk -v p="$1" '$1 == p {print; exit}'; }
@@ -128,10 +142,15 @@ while read -r pkg need brew dnf specs; do
   [[ -n "$pkg" ]] || continue
   # shellcheck disable=SC2086  # specs are words
   present $specs && continue
+  [[ "$pkg" == cmake ]] && have cmake && continue  # there but too old: from PyPI, below
   missing_rows+="$pkg $need $brew $dnf"$'\n'
   case "$need" in
     required) required+=("$pkg") ;;
-    emulator) [[ "$preset" == gpu ]] || required+=("$pkg") ;;
+    # The cpu backend's: not for the gpu preset; optional where the default backends have cuda (nvcc
+    # and a GPU here: CMakeLists.txt then leaves cpu out when it is missing, and says so).
+    emulator) if [[ "$preset" == gpu ]]; then :
+              elif [[ "$preset" == default || "$preset" == grade ]] && cuda_here; then optional+=("$pkg")
+              else required+=("$pkg"); fi ;;
     docs) if ((want_docs)); then required+=("$pkg"); else optional+=("$pkg"); fi ;;
     sandbox | arm64 | clang) want="want_$need"; if ((${!want})); then required+=("$pkg"); fi ;;
     ci) if [[ "$preset" == ci ]]; then optional+=("$pkg"); fi ;;
@@ -243,27 +262,32 @@ else
   fi
   if ((${#optional[@]})) && ! install "${optional[@]}"; then tell warning "${optional[@]}"; fi
 fi
-# --pip-cmake: the distribution's CMake is too old (Ubuntu 22.04's 3.22), so one from PyPI. Its wheel
-# holds the real binaries under cmake/data/bin; links to them in a folder that comes before /usr/bin
-# on PATH (/usr/local/bin) make them the cmake of every later command (run_autograder's too).
+# The system's CMake is too old (Ubuntu 22.04's 3.22): one from PyPI, once (a later run finds it). Its
+# wheel holds the real binaries under cmake/data/bin. As root, links to them in /usr/local/bin (before
+# /usr/bin on PATH) make them the cmake of every later command, run_autograder's too.
 pip_cmake() {
-  local dir=${SCANLAB_PIP_CMAKE_DIR:-/opt/scanlab-cmake} bin=${SCANLAB_PIP_CMAKE_BIN:-/usr/local/bin} t
+  local t
   if ! python3 -m pip --version >/dev/null 2>&1; then
     install python3-pip || return 1
   fi
-  say "CMake $(cmake --version 2>/dev/null | awk 'NR==1 {print $3}') is older than $MIN_CMAKE: installing '$PIP_CMAKE' from PyPI into $dir..."
-  python3 -m pip install -q --disable-pip-version-check --upgrade --target "$dir" "$PIP_CMAKE" || return 1
-  mkdir -p "$bin" || return 1
-  for t in cmake ctest cpack; do ln -sf "$dir/cmake/data/bin/$t" "$bin/$t" || return 1; done
-  export PATH="$bin:$PATH"
+  say "CMake $(cmake --version 2>/dev/null | awk 'NR==1 {print $3}') is older than $MIN_CMAKE: installing '$PIP_CMAKE' from PyPI into $PIP_CMAKE_DIR..."
+  # (PIP_ROOT_USER_ACTION: no warning as root, where pip knows it; 22.04's pip 22.0 ignores it.)
+  PIP_ROOT_USER_ACTION=ignore python3 -m pip install -q --disable-pip-version-check --upgrade \
+    --target "$PIP_CMAKE_DIR" "$PIP_CMAKE" || return 1
+  if [[ $(id -u) -eq 0 ]]; then
+    local bin=${SCANLAB_PIP_CMAKE_BIN:-/usr/local/bin}
+    mkdir -p "$bin" || return 1
+    for t in cmake ctest cpack; do ln -sf "$PIP_CMAKE_BIN/$t" "$bin/$t" || return 1; done
+  fi
+  PATH="$PIP_CMAKE_BIN:$PATH"
   hash -r
-  say "CMake $(cmake --version | awk 'NR==1 {print $3}') from PyPI: $bin/cmake"
+  say "CMake $(cmake --version | awk 'NR==1 {print $3}') from PyPI: $PIP_CMAKE_BIN/cmake"
 }
-if ! cmake_ok && ((pip_cmake && check == 0)); then
-  pip_cmake || warn "could not install a CMake from PyPI (--pip-cmake)"
+if have cmake && ! cmake_ok && ((check == 0)); then
+  pip_cmake || warn "could not install a CMake from PyPI"
 fi
 if ! cmake_ok; then
-  die "CMake >= $MIN_CMAKE is needed, found '$(cmake --version 2>/dev/null | head -n1)': run: python3 -m pip install --user 'cmake>=$MIN_CMAKE'"
+  die "CMake >= $MIN_CMAKE is needed, found '$(cmake --version 2>/dev/null | head -n1)': run: python3 -m pip install --user '$PIP_CMAKE'"
 fi
 have ninja || warn "ninja not found: building with Unix Makefiles (slower)"
 if ! have doxygen || ! have dot; then warn "Doxygen or Graphviz missing: ./lab docs will not work"; fi

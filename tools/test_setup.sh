@@ -130,9 +130,10 @@ os_release 'ID=debian'
 run --arm64 --check
 expect_line debian-arm64-check '^\[lab\] error: missing .*: run: sudo dpkg --add-architecture arm64 && sudo apt-get update && sudo apt-get install -y .*libgmock-dev:arm64$'
 
-# Ubuntu 22.04 (Gradescope's default image), root: CMake 3.22 is too old. Without --pip-cmake, the
-# error; with it, a CMake from PyPI (a fake pip that writes the wheel's cmake/data/bin/cmake) linked
-# into a folder that then comes first on PATH.
+# Ubuntu 22.04 (Gradescope's default image), root, CMake 3.22 first on PATH: apt's CMake is that one,
+# so never apt for it (the other packages: this fake world lacks them all) but a CMake from PyPI (a
+# fake pip that writes the wheel's cmake/data/bin/cmake), linked into a folder that then comes first
+# on PATH; --pip-cmake-bin names the wheel's folder for ./lab. --check installs nothing.
 new_case
 fake id 'echo 0'
 fake apt-get 'exit 0'
@@ -148,17 +149,44 @@ fake python3 'case "$*" in
   *) exit 1 ;;
 esac'
 os_release 'ID=ubuntu' 'VERSION_ID="22.04"'
-run --preset grade
-expect_rc 1 ubuntu-22.04
-expect_line ubuntu-22.04 "^\[lab\] error: CMake >= 3.25 is needed, found 'cmake version 3.22.1'"
 export SCANLAB_PIP_CMAKE_DIR="$TMP/pip-cmake" SCANLAB_PIP_CMAKE_BIN="$TMP/local-bin"
-run --preset grade --pip-cmake
-unset SCANLAB_PIP_CMAKE_DIR SCANLAB_PIP_CMAKE_BIN
-expect_rc 0 ubuntu-22.04-pip
-expect_calls ubuntu-22.04-pip "^python3 -m pip install .*--target $TMP/pip-cmake cmake>=3.25,<4$"
-expect_line ubuntu-22.04-pip "^\[lab\] CMake 3.31.10 from PyPI: $TMP/local-bin/cmake$"
+run --preset grade --check
+expect_rc 1 ubuntu-22.04-check
+expect_no_line ubuntu-22.04-check 'apt-get install -y cmake|apt-get install -y .* cmake( |$)'
+run --preset grade
+expect_rc 0 ubuntu-22.04
+expect_calls ubuntu-22.04 '^apt-get install -y -q --no-install-recommends g\+\+ '
+if grep -Eq '^apt-get install .* cmake( |$)' "$TMP/calls"; then fail "ubuntu-22.04: apt-get installs cmake: $(calls)"; fi
+expect_calls ubuntu-22.04 "^python3 -m pip install .*--target $TMP/pip-cmake cmake>=3.25,<4$"
+expect_line ubuntu-22.04 "^\[lab\] CMake 3.31.10 from PyPI: $TMP/pip-cmake/cmake/data/bin/cmake$"
 [[ "$(readlink "$TMP/local-bin/cmake")" == "$TMP/pip-cmake/cmake/data/bin/cmake" ]] ||
-  fail "ubuntu-22.04-pip: $TMP/local-bin/cmake does not link to the wheel's cmake"
+  fail "ubuntu-22.04: $TMP/local-bin/cmake does not link to the wheel's cmake"
+run --pip-cmake-bin
+[[ "$rc/$out" == "0/$TMP/pip-cmake/cmake/data/bin" ]] || fail "ubuntu-22.04: --pip-cmake-bin said $rc/$out"
+: >"$TMP/calls"
+run --preset grade  # again: the wheel's CMake is found, nothing installed from PyPI
+expect_rc 0 ubuntu-22.04-again
+if grep -q 'pip install' "$TMP/calls"; then fail "ubuntu-22.04-again: installed again: $(calls)"; fi
+unset SCANLAB_PIP_CMAKE_DIR SCANLAB_PIP_CMAKE_BIN
+
+# A GPU machine (nvcc, nvidia-smi sees a GPU) without Boost.Context, no network (apt-get fails), root:
+# the grade and default presets go on without the emulator's package (CMakeLists.txt leaves the cpu
+# backend out); the ci preset, which builds cpu always, stops.
+new_case
+fake id 'echo 0'
+fake apt-get 'exit 100'
+fake dpkg 'exit 0'
+fake nvcc 'exit 0'
+fake nvidia-smi 'echo "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)"'
+os_release 'ID=ubuntu'
+export SCANLAB_INCLUDE_DIRS="$TMP/include"  # no header of this machine's
+run --preset grade
+expect_line gpu-no-boost '^\[lab\] missing: cmake g\+\+ libgtest-dev libgmock-dev libcli11-dev '
+expect_no_line gpu-no-boost '^\[lab\] missing: .*libboost-context-dev'
+expect_line gpu-no-boost '^\[lab\] error: could not install cmake .*: run: apt-get update'
+run --preset ci
+expect_line gpu-no-boost-ci '^\[lab\] missing: .*libboost-context-dev'
+unset SCANLAB_INCLUDE_DIRS
 
 # Unknown option: one line, exit 1.
 new_case

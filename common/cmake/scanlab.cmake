@@ -574,7 +574,12 @@ function(scanlab_discover_tests target)
   # One emulator launch may take half the test's time (SCANLAB_EMU_LAUNCH_LIMIT_S, emu/wait_arrays.hpp):
   # past it, the launch fails saying what its blocks waited for, before ctest's timeout, which says nothing.
   math(EXPR launch_limit "${D_TIMEOUT} / 2")
-  gtest_discover_tests(${target} TEST_PREFIX "${D_PREFIX}" DISCOVERY_TIMEOUT 60 DISCOVERY_MODE POST_BUILD
+  # TEST_PREFIX only with a prefix: CMake 3.31's GoogleTest module warns of an empty one.
+  set(prefix "")
+  if(D_PREFIX)
+    set(prefix TEST_PREFIX "${D_PREFIX}")
+  endif()
+  gtest_discover_tests(${target} ${prefix} DISCOVERY_TIMEOUT 60 DISCOVERY_MODE POST_BUILD
                        TEST_LIST ${target}_tests PROPERTIES TIMEOUT ${D_TIMEOUT}
                        ENVIRONMENT "SCANLAB_EMU_LAUNCH_LIMIT_S=${launch_limit}")
   set(labels_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake")

@@ -140,6 +140,9 @@ def main(argv):
         backends = grade.backends_to_grade(bdir)
         if not backends:
             raise LabError("build/grade has no backend to grade (SCANLAB_BACKENDS)", 2)
+        skipped = grade.cache_value(bdir, "SCANLAB_CPU_SKIPPED")
+        if skipped:
+            grade.warn(f"the cpu backend is skipped: {skipped}; grading the cuda backend alone")
         g = grade.Grading(root, bdir, chosen, student, label, copy, os.environ.get("LAB_JOBS") or None,
                           includes_checked=os.environ.get("LAB_CHECK_INCLUDES") == "1", confine=True)
         return g.grade(backends)
