@@ -105,7 +105,11 @@ struct PersistentTuning {
 #else
   static constexpr int kWarps = sizeof(T) == 4 ? 8 : 4;
   static constexpr int kItems = sizeof(T) == 4 ? 32 : 16;
+#if defined(SCANLAB_PERSISTENT_STAGES)
+  static constexpr int kStages = SCANLAB_PERSISTENT_STAGES;  // a measurement build's ring depth
+#else
   static constexpr int kStages = 4;
+#endif
   static constexpr int kSmallWarps = 4;
   static constexpr int kSmallItems = sizeof(T) == 4 ? 16 : 8;
   static constexpr int kSmallStages = sizeof(T) == 4 ? 4 : 8;
