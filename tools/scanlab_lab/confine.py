@@ -14,7 +14,7 @@ ptrace and /proc/<pid>/mem of the checker. So the build, the checker binaries, g
 results stay as the grader wrote them: the only way the kernels' code reaches a verdict is its
 answers on the channel. Restrictions are inherited across exec and cannot be lifted.
 
-Stdlib only, imported by nothing (it starts once per runner). `--probe` prints Landlock's ABI version
+Stdlib only; it starts once per runner (sandbox.py imports only GPU_DRIVER). `--probe` prints Landlock's ABI version
 (0 when the kernel has none) and exits."""
 import ctypes
 import glob
@@ -42,6 +42,7 @@ SCOPE_ABSTRACT_UNIX, SCOPE_SIGNAL = 1, 2  # ABI 6
 # seccomp: the machine's own system call ABI and its numbers of socket() and io_uring_setup().
 ARCHES = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}
 IO_URING_SETUP, AF_UNIX, X32_BIT = 425, 1, 0x40000000
+NO_SYSCALL = 0xFFFFFFFF  # a number no system call has: a comparison with it never holds
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 RET_ALLOW, RET_EACCES = 0x7FFF0000, 0x00050000 | 13
 LD_ABS, JEQ, JGE, RET = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ|K, BPF_JMP|JGE|K, BPF_RET|K
@@ -68,10 +69,13 @@ class SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(SockFilter))]
 
 
-def refuse_unix_sockets():
-    """The seccomp filter (after no_new_privs): socket(AF_UNIX, ...), io_uring_setup, another ABI's
-    system calls (i386's int 0x80, x32) fail with EACCES; everything else is allowed. Jumps count the
-    instructions skipped."""
+GPU_DRIVER = "/dev/nvidiactl"  # present where an NVIDIA driver is loaded
+
+
+def refuse_unix_sockets(allow_unix):
+    """The seccomp filter (after no_new_privs): socket(AF_UNIX, ...) unless `allow_unix`,
+    io_uring_setup, another ABI's system calls (i386's int 0x80, x32) fail with EACCES; everything else
+    is allowed. Jumps count the instructions skipped."""
     arch, socket_nr = ARCHES.get(os.uname().machine, (None, None))
     if arch is None:
         fail(f"no seccomp filter for {os.uname().machine}")
@@ -80,7 +84,7 @@ def refuse_unix_sockets():
                (LD_ABS, 0, 0, 0),             # 2: the system call's number
                (JGE, 5, 0, X32_BIT),          # 3: x32: refuse
                (JEQ, 4, 0, IO_URING_SETUP),   # 4: refuse
-               (JEQ, 0, 2, socket_nr),        # 5: not socket(): allow
+               (JEQ, 0, 2, socket_nr if not allow_unix else NO_SYSCALL),  # 5: not socket(): allow
                (LD_ABS, 0, 0, 16),            # 6: socket's domain (the first argument's low half)
                (JEQ, 1, 0, AF_UNIX),          # 7: a Unix socket: refuse
                (RET, 0, 0, RET_ALLOW),        # 8
@@ -155,12 +159,18 @@ def confine(write_dir, hidden):
     allow(ruleset, write_dir, rights)
     for dev in ["/dev/null", "/dev/zero", "/dev/full"] + sorted(glob.glob("/dev/nvidia*")):
         allow(ruleset, dev, READ_FILE | WRITE_FILE)  # the GPU's devices are opened read-write
+    # The CUDA driver writes to its own process's /proc entry as it starts, and opens a Unix socket:
+    # refused either, cudaGetDeviceCount fails ("OS call failed", seen on an H200 host). The entry is
+    # this process's alone (its pid outlives the exec below); the Unix sockets only where a driver is.
+    gpu = os.path.exists(GPU_DRIVER)
+    if gpu:
+        allow(ruleset, f"/proc/{os.getpid()}", rights)
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         fail(f"cannot set no_new_privs: {os.strerror(ctypes.get_errno())}")
     if libc.syscall(RESTRICT_SELF, ruleset, ctypes.c_uint32(0)) != 0:
         fail(f"cannot confine: {os.strerror(ctypes.get_errno())}")
     os.close(ruleset)
-    refuse_unix_sockets()
+    refuse_unix_sockets(allow_unix=gpu)
 
 
 def main(argv):

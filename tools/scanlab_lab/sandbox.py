@@ -25,6 +25,7 @@ import subprocess
 from typing import List, NamedTuple, Optional
 
 from . import exercises
+from .confine import GPU_DRIVER
 
 MiB = 1 << 20
 
@@ -200,8 +201,10 @@ def runner_box(root, bdir, tmp, path, ways=WAYS) -> tuple:
         for hidden in hidden_paths(real):
             cmd += ["--hide", hidden]
         write_script(path, cmd + ["--"])
+        gpu = ("; Unix sockets and their own /proc entry allowed, which the GPU's driver needs"
+               if os.path.exists(GPU_DRIVER) else "")
         return path, (f"under Landlock (ABI {probe.stdout.strip()}): they write nothing but a fresh temporary "
-                      "folder, the solutions hidden")
+                      f"folder, the solutions hidden{gpu}")
     return None, (f"unconfined, as your own user ({' and '.join(ways)}: not usable here): a hostile kernel can "
                   "write your files and its own verdict; grade code you do not trust with --class")
 

@@ -378,6 +378,47 @@ class Landlock(unittest.TestCase):
             self.assertEqual(f.read(), "ok")
         self.assertFalse(os.path.exists(os.path.join(root, "build", "grade", "grade-summary.json")))
 
+    def confined_child(self, driver):
+        """What a process confined with GPU_DRIVER at `driver` may do: write its own /proc entry, its
+        parent's, make a Unix socket (each 1 or 0, as a string)."""
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        parent = os.getpid()
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child confines itself, as confine.py's main does before its exec
+            os.close(r)
+            answer = ""
+            try:
+                confine.GPU_DRIVER = driver
+                confine.confine(d, [])
+                for path in ("/proc/self/comm", f"/proc/{parent}/comm"):
+                    try:
+                        with open(path, "w") as f:
+                            f.write("x")
+                        answer += "1"
+                    except OSError:
+                        answer += "0"
+                try:
+                    socket.socket(socket.AF_UNIX).close()
+                    answer += "1"
+                except OSError:
+                    answer += "0"
+            finally:
+                os.write(w, answer.encode())
+                os._exit(0)
+        os.close(w)
+        with os.fdopen(r, "rb") as f:
+            out = f.read().decode()
+        os.waitpid(pid, 0)
+        return out
+
+    def test_what_the_gpu_driver_needs_only_where_a_driver_is(self):
+        # The CUDA driver fails to start without its own /proc entry and a Unix socket (seen on an H200
+        # host); without a driver both stay refused, and the parent's entry always is.
+        self.assertEqual(self.confined_child("/nonexistent/nvidiactl"), "000")
+        self.assertEqual(self.confined_child("/dev/null"), "101")
+
     def test_no_way_left_says_so(self):
         box, how = sandbox.runner_box("/nonexistent", "/nonexistent/build/grade", "/tmp", "/nonexistent/box.sh", [])
         self.assertIsNone(box)
