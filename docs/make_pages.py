@@ -12,8 +12,9 @@ Doxygen page from it (DIR/section_<folder>.md). chapters/sections.txt gives the 
 in the README, which a Git host does not show, mark what is generated:
 
   <!-- gen code FILE "FIRST" ["LAST"] -->  ```cpp ... ``` <!-- /gen -->
-        the lines of FILE (solutions/<folder>/ or chapters/<folder>/) from the first line holding
-        FIRST to the line holding LAST, or else to the brace that closes FIRST's line; dedented
+        the lines of FILE (solutions/<folder>/ or chapters/<folder>/; ../<other folder>/FILE for a
+        file an earlier section wrote) from the first line holding FIRST to the line holding LAST, or
+        else to the brace that closes FIRST's line; dedented
   <!-- gen counts SECTION -->  table  <!-- /gen -->
         what the emulator counted when the docs were built (GENERATED/counts_<section>.json, written
         by the section program with --json on the cpu backend)
@@ -120,10 +121,6 @@ GPU_FIGURES = ("bandwidth_", "kogge_stone_variants", "kogge_stone_vs_brent_kung"
 # What a figure's typed caption may name only if the figure draws it (its generated caption, STEM.caption,
 # lists the algorithms drawn as the CSV names them).
 CAPTION_NAMES = (("Thrust", "thrust_"), ("CUB", "cub_"), ("copy", "memcpy"))
-# The traces whose rows cite barriers that their page's snippets do not show yet (each row names the
-# barrier by FILE:LINE, which a reader looks for in the page's code): printed as notes until their pages
-# show those lines; every other trace's citations must be shown (Expander.expand).
-TRACES_NOT_YET_SHOWN = ("11_7_single_pass", "11_8_decoupled_lookback")
 FIELDS = {"ops": "operator applications", "barrier_intervals": "barrier intervals", "steps": "steps",
           "launches": "launches", "n": "n"}
 
@@ -132,7 +129,6 @@ class Problems:
     def __init__(self):
         self.items = []
         self.errors = []  # problems that are errors even without --strict (a committed CSV that is missing)
-        self.notes = []  # known gaps still to be closed: printed, never an error
 
     def add(self, where, text, error=False):
         self.items.append(f"{where}: {text}")
@@ -776,7 +772,8 @@ class Expander:
             lines = without_todo_markers(lines)
         lines = fit_width(lines)
         rel = os.path.relpath(path, self.root)
-        self.lines_shown.update((name, no) for no, _ in lines if no is not None)
+        # (the traces name a file without its folder)
+        self.lines_shown.update((os.path.basename(name), no) for no, _ in lines if no is not None)
         if for_page:  # the page: the file's line numbers in the margin, which the traces' barriers name
             return numbered_code_html(rel, lines), None
         return f"\n```cpp\n// {rel}, from line {line_no}\n" + "\n".join(x for _, x in lines) + "\n```\n", None
@@ -889,8 +886,7 @@ class Expander:
             text = f.read().rstrip("\n")
         # Each row names the barrier at which it was seen by FILE:LINE; the reader finds that line in
         # the page's snippets, so expand() checks that one of them shows it.
-        cited = self.lines_pending if words[0] in TRACES_NOT_YET_SHOWN else self.lines_cited
-        cited.update((name, int(no)) for name, no in re.findall(r"\b([\w.]+\.cuh):([0-9]+)", text))
+        self.lines_cited.update((name, int(no)) for name, no in re.findall(r"\b([\w.]+\.cuh):([0-9]+)", text))
         return "\n```\n" + text + "\n```\n", None
 
     def explain(self, words, where):
@@ -966,14 +962,11 @@ class Expander:
                 return new
             return f"<!-- gen {match.group(1)} -->{new}<!-- /gen -->"
         self.measurements.names = dict(CSV_NAME.findall(text))
-        self.lines_shown, self.lines_cited, self.lines_pending = set(), set(), set()
+        self.lines_shown, self.lines_cited = set(), set()
         text = GEN.sub(gen, text)
         for name, no in sorted(self.lines_cited - self.lines_shown):
             self.problems.add(where, f"a trace cites {name}:{no}, a line that no code snippet of the page shows: "
                                      f"widen a <!-- gen code {name} ... --> to it")
-        missing = sorted(f"{name}:{no}" for name, no in self.lines_pending - self.lines_shown)
-        if missing and f"{where}: {missing}" not in self.problems.notes:
-            self.problems.notes.append(f"{where}: {missing}")
         if for_page:
             text = CSV_NAME.sub("", text)
             text = FIGURE.sub(lambda m: self.figure(m.group(1), m.group(2), where), text)
@@ -1371,9 +1364,6 @@ def main(argv=None):
             with open(os.path.join(a.out, name), "w", encoding="utf-8") as f:
                 f.write(page_text(text, section, ex, where) if section
                         else for_doxygen(ex.expand(text, None, where, True), ex.root))
-    for item in ex.problems.notes:
-        print(f"{PROG}: note: a trace of TRACES_NOT_YET_SHOWN cites lines no snippet of its page shows: {item}",
-              file=sys.stderr)
     for item in ex.problems.items:
         print(f"{PROG}: {'error' if a.strict or item in ex.problems.errors else 'warning'}: {item}", file=sys.stderr)
     # A README whose copy of the code or the counts is older than the code: its page is right (made

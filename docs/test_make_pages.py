@@ -241,10 +241,11 @@ def log_rows():
         path = os.path.join(tmp, "h100_cut_2026-01-02.log")
         write(path, "Test project /tmp/b\n    Start 7: 11.8.sanitize.memcheck.int32\n"
               "    Start 8: 11.8.sanitize.racecheck.int32\n1/2 Test #7: 11.8.sanitize.memcheck.int32 ...   Passed    1.64 sec\n")
-        row = m.log_row(path, tmp)
+        row = m.log_row(path)
         check(row == "| 2026-01-02 | ctest, 2 tests: compute-sanitizer memcheck, racecheck on 11.8's programs | "
                      "NVIDIA H100 (from the log's file name) | ctest's summary is not in the log: it shows 2 tests "
-                     "starting, 1 finishing, 1 of them passed | not in the log | `h100_cut_2026-01-02.log` |",
+                     "starting, 1 finishing, 1 of them passed | not in the log | "
+                     '<span class="scanlab-file">`h100_cut_2026-01-02.log`</span> |',
               f"a cut log's row says what ran and what the log lacks ({row})")
     root = os.path.dirname(HERE)
     page = m.measurements_page(root)
@@ -393,6 +394,15 @@ def main():
         r = run(root, gen, "--out", out, "--figures", figs, "--strict")
         check(r.returncode == 1 and "a trace cites k.cuh:8, a line that no code snippet of the page shows" in r.stderr,
               f"--strict: a trace citing a line outside the page's snippets is an error ({r.stderr.strip()})")
+        # A snippet of an earlier section's file (../FOLDER/FILE) shows the lines the trace names by the
+        # file's name alone.
+        write(f"{root}/solutions/11_1_first/j.cuh", "void g() {\n  sync();\n}\n")
+        write(f"{gen}/trace_t.txt", "XY  after  k.cuh:5  [1 2]\nXY  after  j.cuh:2  [1 3]\n")
+        write(readme, text.replace("<!-- gen counts", "<!-- gen trace t --><!-- /gen -->\n\n"
+                                   "<!-- gen code ../11_1_first/j.cuh \"void g\" --><!-- /gen -->\n\n<!-- gen counts"))
+        r = run(root, gen, "--out", out, "--figures", figs, "--strict")
+        check(r.returncode == 0 and "solutions/11_1_first/j.cuh" in open(f"{out}/section_11_2_second.md").read(),
+              f"a snippet of another section's file shows the lines a trace cites ({r.stderr.strip()})")
         write(readme, text)
 
         os.remove(f"{figs}/fig_a.png")
