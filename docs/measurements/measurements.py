@@ -433,10 +433,11 @@ def ctest_what(names, preset):
     return f"ctest, {len(names)} tests: " + "; ".join(parts)
 
 
-def log_row(path, root):
+def log_row(path):
     """A log of a test, sanitizer or benchmark run: what ran, where, when, the result and the test time,
     all read from the log itself (its file name gives the date, and the device where the log names none).
-    A cell the log has nothing for says so."""
+    A cell the log has nothing for says so. The log cell is the file's name alone (its folder heads the
+    table), in a span that may break anywhere (scanlab.css), so a long name does not widen the table."""
     name = os.path.basename(path)
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
@@ -528,7 +529,7 @@ def log_row(path, root):
     if gtest_ms:
         times.append(f"{sum(gtest_ms) / 1000:.2f} s (test program)")
     seconds = " + ".join(times) or "not in the log"
-    return f"| {date} | {what} | {device} | {result} | {seconds} | `{relative(path, root)}` |"
+    return f'| {date} | {what} | {device} | {result} | {seconds} | <span class="scanlab-file">`{name}`</span> |'
 
 
 def options_text(text):
@@ -561,10 +562,12 @@ def measurements_page(root):
                    f"{options_text(r['tests'])}; **time:** {options_text(r['time'])}.")
     out += ["", "Whole suites, GPU tests and sanitizers {#measurements_suites}",
             "======================================", "",
-            "| date | what ran | device | result | test time | log |", "|---|---|---|---|---|---|"]
-    logs = glob.glob(os.path.join(root, ".ci", "records", "*.log")) + \
-        glob.glob(os.path.join(root, "chapters", "11_8_decoupled_lookback", "bench", "results", "*.log"))
-    out += sorted(log_row(p, root) for p in logs)
+            "The logs of whole test suites and sanitizer runs, one table per folder, oldest first."]
+    for folder, what in ((".ci/records", "whole suites, sanitizers and GPU tests"),
+                         ("chapters/11_8_decoupled_lookback/bench/results", "the benchmark's and 11.8's GPU runs")):
+        out += ["", f"In `{folder}/` ({what}):", "",
+                "| date | what ran | device | result | test time | log |", "|---|---|---|---|---|---|"]
+        out += sorted(log_row(p) for p in glob.glob(os.path.join(root, *folder.split("/"), "*.log")))
     out += ["", "Each row is read from its log: \"not in the log\" where the log has no such line (a script's log",
             "that prints no test time, a run cut short), and the device from the log's file name where the log",
             "names none.", "", "A test skipped on the GPU counts operator applications or traces arrays, which only the",
