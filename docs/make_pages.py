@@ -294,6 +294,19 @@ def numbered_code_html(rel, lines):
             + '</div>\\endhtmlonly\n')
 
 
+REPORT_FENCE = re.compile(r"```\n(.*?)\n```", re.S)
+
+
+def report_html(text):
+    """The grader's report in TEXT (gen explain) as the page shows it: sentences, not code, so its long
+    lines wrap under their first words (scanlab.css: scanlab-report) instead of running past the right
+    edge of the page; the README keeps the fenced block."""
+    def block(m):
+        lines = "".join(f'<div class="line">{html.escape(x) or "&nbsp;"}</div>' for x in m.group(1).split("\n"))
+        return f'\\htmlonly[block]<div class="fragment scanlab-report">{lines}</div>\\endhtmlonly'
+    return REPORT_FENCE.sub(block, text)
+
+
 # ---- tables and numbers from the measurement CSVs committed in the repository ----------------------
 # (the bench programs' files: device, cuda_version, driver, sm_clock_mhz, mem_clock_mhz, date,
 # algorithm, type, n, median_us, ..., verified, reps, ..., timing; and scanlab_persistent_roles's
@@ -959,7 +972,7 @@ class Expander:
                 self.problems.add(where, err)
                 new = match.group(2)
             if for_page:
-                return new
+                return report_html(new) if kind == "explain" else new
             return f"<!-- gen {match.group(1)} -->{new}<!-- /gen -->"
         self.measurements.names = dict(CSV_NAME.findall(text))
         self.lines_shown, self.lines_cited = set(), set()

@@ -232,6 +232,17 @@ def long_code():
           "spans are paired left to right, across a line break too")
 
 
+def reports():
+    """The grader's report (gen explain) on a page: a block whose lines wrap (scanlab-report), escaped, the
+    text around it left alone; a code block elsewhere stays code."""
+    sys.path.insert(0, HERE)
+    import make_pages
+    got = make_pages.report_html("\n`T` fails:\n\n```\nwhere x[1] < x[0]\n\n  got [1, 1]\n```\n")
+    check(got.startswith("\n`T` fails:\n\n\\htmlonly[block]<div class=\"fragment scanlab-report\">") and
+          '<div class="line">where x[1] &lt; x[0]</div><div class="line">&nbsp;</div>' in got and "```" not in got,
+          f"the report is a block of wrapping lines, escaped ({got!r})")
+
+
 def log_rows():
     """The Measurements page's table of test and sanitizer logs: every cell read from the log, and a cell the
     log has nothing for says so (a run cut short here); on the repository's own logs no cell is empty."""
@@ -415,6 +426,7 @@ def main():
     typed_numbers()
     questions()
     long_code()
+    reports()
     log_rows()
     print(f"{len(failures)} check(s) failed" if failures else "all make_pages checks passed")
     return 1 if failures else 0
