@@ -234,7 +234,7 @@ def long_code():
 
 def reports():
     """The grader's report (gen explain) on a page: a block whose lines wrap (scanlab-report), escaped, the
-    text around it left alone; a code block elsewhere stays code."""
+    text around it left alone."""
     sys.path.insert(0, HERE)
     import make_pages
     got = make_pages.report_html("\n`T` fails:\n\n```\nwhere x[1] < x[0]\n\n  got [1, 1]\n```\n")
