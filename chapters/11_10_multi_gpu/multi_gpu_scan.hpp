@@ -1,7 +1,8 @@
 /// \file multi_gpu_scan.hpp
 /// \brief Section 11.10: the host side of a scan across G GPUs, driven by one process of the host, or
 /// (carry and reduce_then_scan) by one process per GPU, each holding its own piece, which NCCL joins
-/// (ranks.cpp: on one host or across hosts). Each GPU holds one piece of the array and scans it with section 11.8's persistent scan
+/// (ranks.cpp: on one host or across hosts). Each GPU holds one piece of the array and scans it with
+/// section 11.8's persistent scan
 /// (PieceScan: that kernel, compiled once into the section's given library); the pieces are tied
 /// together by one exchange of their totals (exchange.hpp) and the kernels of multi_gpu.cuh. Two ways:
 ///
